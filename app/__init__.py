@@ -1,0 +1,1 @@
+"""Blitzboard: a score keeper for Dutch Blitz."""

@@ -1,0 +1,59 @@
+"""`blitzboard serve` (migrate, then serve) and `blitzboard migrate`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import uvicorn
+
+from app.config import get_settings
+from app.db import make_engine
+from app.migrations import upgrade
+
+
+def migrate() -> None:
+    engine = make_engine(get_settings().database_url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="blitzboard", description="Blitzboard, a score keeper for Dutch Blitz.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="apply the database migrations, then start the web server")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 in a container)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes; more than one needs PostgreSQL (DATABASE_URL) for live updates to reach all",
+    )
+    commands.add_parser("migrate", help="apply the database migrations and exit")
+    args = parser.parse_args(argv)
+
+    settings = get_settings()
+    logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    migrate()
+    if args.command == "serve":
+        if args.workers > 1 and settings.database_url.startswith("sqlite"):
+            parser.error("--workers above 1 needs PostgreSQL: live updates on SQLite stay in one process")
+        uvicorn.run(
+            "app.main:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            access_log=False,  # app.middleware.AccessLog logs instead, with edit keys redacted
+            proxy_headers=True,
+            forwarded_allow_ips=settings.forwarded_allow_ips,
+            log_level=settings.log_level,
+            timeout_graceful_shutdown=5,
+        )
+
+
+if __name__ == "__main__":
+    main()

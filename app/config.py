@@ -1,0 +1,41 @@
+"""Settings, read from the environment (prefix BLITZBOARD_, or DATABASE_URL) and an optional .env file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="BLITZBOARD_", env_file=".env", extra="ignore")
+
+    # SQLite file by default (created next to where the app runs); a postgresql:// URL for several
+    # server processes. Plain DATABASE_URL is read too, as most hosting platforms set that name.
+    database_url: str = Field(
+        default="sqlite:///blitzboard.db",
+        validation_alias=AliasChoices("BLITZBOARD_DATABASE_URL", "DATABASE_URL"),
+    )
+    # The public address when behind a proxy (used for the share links and QR codes); when empty,
+    # links are built from the request's own host.
+    public_url: str = ""
+    # Writes that repeat an Idempotency-Key within this many hours get the first answer back.
+    idempotency_hours: int = Field(default=48, ge=24)
+    max_body_bytes: int = 64 * 1024
+    # How long a browser remembers that it keeps score of a game.
+    edit_cookie_days: int = 180
+    # Rate limits (per client address, per minute): games created, and wrong edit keys presented.
+    games_per_minute: int = 60
+    wrong_keys_per_minute: int = 20
+    # Seconds between keep-alive comments on open event streams (proxies close silent connections).
+    sse_ping_seconds: int = 15
+    # Trust X-Forwarded-For / X-Forwarded-Proto from these addresses (a reverse proxy in front).
+    forwarded_allow_ips: str = "127.0.0.1"
+    log_level: str = "info"
+
+
+def get_settings() -> Settings:
+    return Settings()

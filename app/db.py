@@ -1,0 +1,78 @@
+"""Database engines and the one session dependency.
+
+SQLite is set up for a server: WAL (readers never block the writer), foreign keys enforced, a
+busy_timeout so a writer waits for the lock instead of failing, and writes in BEGIN IMMEDIATE
+transactions. A deferred transaction that reads first and writes later cannot wait for the lock: it
+fails at once with "database is locked" whatever busy_timeout says, because another writer may have
+changed what it read. Taking the write lock at BEGIN makes writers queue up instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy import Engine, event
+from sqlmodel import Session, create_engine
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+# The execution option a write transaction sets on its connection before BEGIN (see begin_write).
+WRITE_OPTION = "blitzboard_write"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        # psycopg 3 is the driver we install; plain postgresql:// would ask SQLAlchemy for psycopg2.
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    if not is_sqlite(url):
+        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+        pool_size=10,
+        max_overflow=30,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _configure(dbapi_connection, _record) -> None:
+        # Let SQLAlchemy's "begin" event below issue BEGIN itself (pysqlite's own implicit BEGIN is
+        # always deferred and comes too late).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")  # durable across app crashes in WAL mode
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:
+        if connection.get_execution_options().get(WRITE_OPTION):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def begin_write(session: Session) -> None:
+    """Start the session's transaction as a write transaction (BEGIN IMMEDIATE on SQLite).
+
+    Must be the session's first use in its transaction; on PostgreSQL the option is ignored and the
+    use cases lock the game's row instead.
+    """
+    session.connection(execution_options={WRITE_OPTION: True})
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    with Session(request.app.state.engine, expire_on_commit=False) as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]

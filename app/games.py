@@ -1,0 +1,525 @@
+"""The use cases: create a game, change its name or rules, add / correct / delete a round, rotate its key.
+
+Each write is one transaction that: takes the write lock (BEGIN IMMEDIATE on SQLite, the game's row
+lock on PostgreSQL), checks the edit key, answers a repeated Idempotency-Key with the first answer,
+checks If-Match, asks app.scoring whether the change is allowed, writes it, bumps the game's version,
+stores the answer for later retries, commits, and only then publishes "game X is at version N".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from app import scoring
+from app.config import Settings
+from app.db import begin_write
+from app.live import Broker
+from app.models import (
+    Game,
+    GameCreate,
+    GamePublic,
+    GameUpdate,
+    IdempotencyRecord,
+    Player,
+    PlayerPublic,
+    Round,
+    RoundIn,
+    RoundPublic,
+    RoundScore,
+    RulesPublic,
+    ScorePublic,
+    utcnow,
+)
+from app.security import Credential, hash_key, key_matches, new_edit_key, new_game_id
+
+GAME_NAME_MAX_LENGTH = 80
+NEW_GAME_SCOPE = "new-game"
+
+
+# --- errors: each names its HTTP status so the API and the pages can say it the same way -------
+
+
+class GameError(Exception):
+    status = 400
+    slug = "bad-request"
+    title = "Bad request"
+
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail
+
+
+class GameNotFound(GameError):
+    status, slug, title = 404, "not-found", "Not found"
+
+
+class KeyMissing(GameError):
+    status, slug, title = 401, "edit-key-missing", "Edit key missing"
+
+
+class KeyWrong(GameError):
+    status, slug, title = 403, "edit-key-wrong", "Wrong edit key"
+
+
+class GameIsOver(GameError):
+    status, slug, title = 409, "game-over", "The game is over"
+
+
+class VersionMismatch(GameError):
+    status, slug, title = 412, "version-mismatch", "The game has changed"
+
+
+class IdempotencyKeyReused(GameError):
+    status, slug, title = 422, "idempotency-key-reused", "Idempotency-Key reused"
+
+
+class InvalidInput(GameError):
+    status, slug, title = 422, "invalid-input", "Invalid input"
+
+    def __init__(self, problems: list[scoring.Problem]):
+        super().__init__(" ".join(p.message for p in problems))
+        self.problems = problems
+
+
+# --- a loaded game and what it means -------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class GameView:
+    game: Game
+    players: list[Player]
+    rounds: list[Round]
+    scores: dict[int, list[RoundScore]]  # round id -> scores
+    state: scoring.GameState
+
+    @property
+    def rules(self) -> scoring.Rules:
+        return self.state.rules
+
+    def player_names(self) -> dict[int, str]:
+        return {p.id: p.name for p in self.players}
+
+    def public(self) -> dict[str, Any]:
+        return to_public(self).model_dump(mode="json")
+
+
+def rules_of(game: Game) -> scoring.Rules:
+    return scoring.Rules(
+        target=game.target,
+        dutch_points=game.dutch_points,
+        blitz_points=game.blitz_points,
+        tie_break=scoring.TieBreak(game.tie_break),
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands timestamps back without a zone; every one we store is UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def to_public(view: GameView) -> GamePublic:
+    state = view.state
+    ranks = {s.player.id: s.rank for s in state.standings}
+    game = view.game
+    return GamePublic(
+        id=game.id,
+        name=game.name,
+        version=game.version,
+        created_at=_aware(game.created_at),
+        updated_at=_aware(game.updated_at),
+        status=state.status,
+        winners=list(state.winners),
+        tie_break=state.tie_break_due,
+        leaders=list(state.leaders),
+        rules=RulesPublic(
+            target=game.target,
+            dutch_points=game.dutch_points,
+            blitz_points=game.blitz_points,
+            tie_break=game.tie_break,
+        ),
+        players=[
+            PlayerPublic(
+                id=p.id,
+                name=p.name,
+                starting_score=p.starting_score,
+                total=state.totals[p.id],
+                rank=ranks[p.id],
+            )
+            for p in view.players
+        ],
+        rounds=[
+            RoundPublic(
+                number=r.number,
+                scores=[
+                    ScorePublic(
+                        player_id=s.player_id, dutch=s.dutch, blitz=s.blitz, points=s.points, total=s.total
+                    )
+                    for s in r.scores
+                ],
+            )
+            for r in state.rounds
+        ],
+    )
+
+
+def load_view(session: Session, game: Game) -> GameView:
+    players = list(session.exec(select(Player).where(Player.game_id == game.id).order_by(Player.seat)))
+    rounds = list(session.exec(select(Round).where(Round.game_id == game.id).order_by(Round.id)))
+    scores: dict[int, list[RoundScore]] = {r.id: [] for r in rounds}
+    for score in session.exec(
+        select(RoundScore).join(Round, RoundScore.round_id == Round.id).where(Round.game_id == game.id)
+    ):
+        scores[score.round_id].append(score)
+    state = scoring.score_game(
+        [scoring.Player(p.id, p.name, p.starting_score) for p in players],
+        rules_of(game),
+        [[scoring.Score(s.player_id, s.dutch, s.blitz) for s in scores[r.id]] for r in rounds],
+    )
+    return GameView(game, players, rounds, scores, state)
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    """An Idempotency-Key and a fingerprint of the request it came with."""
+
+    key: str
+    request_hash: str
+
+    @classmethod
+    def of(cls, key: str | None, *parts: Any) -> Idempotency | None:
+        if not key:
+            return None
+        canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+        return cls(key, hashlib.sha256(canonical.encode()).hexdigest())
+
+
+@dataclass(slots=True)
+class Outcome:
+    status: int
+    body: dict[str, Any]  # the API's answer (GamePublic, plus edit_key and urls on creation)
+    view: GameView | None  # None when this is a replay of an earlier answer
+    replayed: bool = False
+
+    @property
+    def version(self) -> int:
+        return int(self.body["version"])
+
+
+def game_name_problem(name: str) -> str | None:
+    if len(name) > GAME_NAME_MAX_LENGTH:
+        return f"A game's name can have at most {GAME_NAME_MAX_LENGTH} characters."
+    if name:
+        reason = scoring.name_problem(name[: scoring.NAME_MAX_LENGTH])
+        if reason and reason != "Enter a name.":
+            return reason.replace("A name", "A game's name")
+    return None
+
+
+def etag_matches(if_match: str, version: int) -> bool:
+    """True when an If-Match header names this version (or is "*")."""
+    for candidate in if_match.split(","):
+        candidate = candidate.strip()
+        if candidate == "*":
+            return True
+        candidate = candidate.removeprefix("W/").strip('"')
+        if candidate == str(version):
+            return True
+    return False
+
+
+# --- the use cases --------------------------------------------------------------------------------
+
+UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
+
+
+class Games:
+    def __init__(self, session: Session, broker: Broker, settings: Settings):
+        self.session = session
+        self.broker = broker
+        self.settings = settings
+
+    # reading
+
+    def get(self, game_id: str) -> GameView:
+        game = self.session.get(Game, game_id)
+        if game is None:
+            raise GameNotFound(f"There is no game {game_id!r}.")
+        return load_view(self.session, game)
+
+    def version(self, game_id: str) -> int | None:
+        return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
+
+    def key_hash(self, game_id: str) -> str | None:
+        return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
+
+    def existing(self, game_ids: list[str]) -> list[Game]:
+        if not game_ids:
+            return []
+        return list(self.session.exec(select(Game).where(Game.id.in_(game_ids))))
+
+    # writing
+
+    def create(self, data: GameCreate, urls_for: UrlsFor, idempotency: Idempotency | None = None) -> Outcome:
+        name = scoring.clean_name(data.name)
+        players = [
+            scoring.Player(id=i, name=scoring.clean_name(p.name), starting_score=p.starting_score)
+            for i, p in enumerate(data.players)
+        ]
+        rules = scoring.Rules(
+            target=data.rules.target,
+            dutch_points=data.rules.dutch_points,
+            blitz_points=data.rules.blitz_points,
+            tie_break=scoring.TieBreak(data.rules.tie_break),
+        )
+        problems = scoring.validate_players(players) + scoring.validate_rules(rules)
+        if reason := game_name_problem(name):
+            problems.insert(0, scoring.Problem(reason, field="game_name"))
+        if problems:
+            raise InvalidInput(problems)
+
+        for attempt in range(2):
+            session = self.session
+            begin_write(session)
+            try:
+                if idempotency and (replay := self._replay(NEW_GAME_SCOPE, idempotency)):
+                    session.rollback()
+                    return replay
+                edit_key = new_edit_key()
+                game = Game(
+                    id=new_game_id(),
+                    name=name,
+                    edit_key_hash=hash_key(edit_key),
+                    target=rules.target,
+                    dutch_points=rules.dutch_points,
+                    blitz_points=rules.blitz_points,
+                    tie_break=rules.tie_break.value,
+                )
+                session.add(game)
+                session.flush()
+                for seat, player in enumerate(players):
+                    session.add(
+                        Player(
+                            game_id=game.id, seat=seat, name=player.name, starting_score=player.starting_score
+                        )
+                    )
+                session.flush()
+                view = load_view(session, game)
+                body = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
+                if idempotency:
+                    self._remember(NEW_GAME_SCOPE, idempotency, 201, body)
+                session.commit()
+                return Outcome(201, body, view)
+            except IntegrityError:
+                # Another request with the same Idempotency-Key committed first (PostgreSQL, where
+                # nothing serialises two creations): its answer is now stored, so look again.
+                session.rollback()
+                if attempt or not idempotency:
+                    raise
+            except BaseException:
+                session.rollback()
+                raise
+        raise AssertionError("unreachable")
+
+    def update(
+        self,
+        game_id: str,
+        credential: Credential,
+        data: GameUpdate,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        def change(view: GameView) -> None:
+            game = view.game
+            problems: list[scoring.Problem] = []
+            if data.name is not None:
+                name = scoring.clean_name(data.name)
+                if reason := game_name_problem(name):
+                    problems.append(scoring.Problem(reason, field="name"))
+                game.name = name
+            if data.rules is not None:
+                for field, value in data.rules.model_dump(exclude_none=True).items():
+                    setattr(game, field, value)
+                problems += scoring.validate_rules(rules_of(game))
+            if problems:
+                raise InvalidInput(problems)
+
+        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+
+    def add_round(
+        self,
+        game_id: str,
+        credential: Credential,
+        data: RoundIn,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        def change(view: GameView) -> None:
+            if view.state.over:
+                raise GameIsOver("The game is over: no more rounds can be added. Correct or delete a round instead.")
+            self._check_round(view, data)
+            round_ = Round(game_id=view.game.id)
+            self.session.add(round_)
+            self.session.flush()
+            self._add_scores(round_, data)
+
+        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, status=201)
+
+    def replace_round(
+        self,
+        game_id: str,
+        number: int,
+        credential: Credential,
+        data: RoundIn,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        def change(view: GameView) -> None:
+            round_ = self._round(view, number)
+            self._check_round(view, data)
+            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_.id))
+            self._add_scores(round_, data)
+
+        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+
+    def delete_round(
+        self,
+        game_id: str,
+        number: int,
+        credential: Credential,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        def change(view: GameView) -> None:
+            round_ = self._round(view, number)
+            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_.id))
+            self.session.exec(delete(Round).where(Round.id == round_.id))
+
+        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+
+    def rotate_key(
+        self, game_id: str, credential: Credential, *, if_match: str | None = None
+    ) -> tuple[Outcome, str]:
+        """Give the game a new edit key; the old key and every edit link and cookie made from it stop working."""
+        new_key = new_edit_key()
+
+        def change(view: GameView) -> None:
+            view.game.edit_key_hash = hash_key(new_key)
+
+        return self._write(game_id, credential, change, if_match=if_match), new_key
+
+    # the machinery every write shares
+
+    def _write(
+        self,
+        game_id: str,
+        credential: Credential,
+        change: Callable[[GameView], None],
+        *,
+        if_match: str | None,
+        idempotency: Idempotency | None,
+        status: int = 200,
+    ) -> Outcome:
+        session = self.session
+        begin_write(session)
+        try:
+            game = session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+            if game is None:
+                raise GameNotFound(f"There is no game {game_id!r}.")
+            if not credential.key:
+                raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
+            if not key_matches(credential.key, game.edit_key_hash):
+                raise KeyWrong("That is not this game's edit key.")
+            if idempotency and (replay := self._replay(game_id, idempotency)):
+                session.rollback()
+                return replay
+            if if_match is not None and not etag_matches(if_match, game.version):
+                raise VersionMismatch(
+                    f"The game is at version {game.version}, not {if_match}: load it again and retry."
+                )
+            change(load_view(session, game))
+            game.version += 1
+            game.updated_at = utcnow()
+            session.add(game)
+            session.flush()
+            view = load_view(session, game)
+            body = view.public()
+            if idempotency:
+                self._remember(game_id, idempotency, status, body)
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        self.broker.publish(game_id, game.version)
+        return Outcome(status, body, view)
+
+    def _replay(self, scope: str, idempotency: Idempotency) -> Outcome | None:
+        record = self.session.get(IdempotencyRecord, (scope, idempotency.key))
+        if record is None:
+            return None
+        if _aware(record.created_at) < self._idempotency_cutoff():
+            self.session.delete(record)
+            self.session.flush()
+            return None
+        if record.request_hash != idempotency.request_hash:
+            raise IdempotencyKeyReused(
+                "This Idempotency-Key was already used with a different request; use a new key for a new request."
+            )
+        return Outcome(record.status_code, json.loads(record.body), None, replayed=True)
+
+    def _remember(self, scope: str, idempotency: Idempotency, status: int, body: dict[str, Any]) -> None:
+        session = self.session
+        # Forget keys past their time now and then, a bounded batch at a time.
+        session.exec(
+            delete(IdempotencyRecord).where(IdempotencyRecord.created_at < self._idempotency_cutoff())
+        )
+        session.add(
+            IdempotencyRecord(
+                scope=scope,
+                key=idempotency.key,
+                request_hash=idempotency.request_hash,
+                status_code=status,
+                body=json.dumps(body, separators=(",", ":")),
+            )
+        )
+        session.flush()
+
+    def _idempotency_cutoff(self) -> datetime:
+        return utcnow() - timedelta(hours=self.settings.idempotency_hours)
+
+    @staticmethod
+    def _round(view: GameView, number: int) -> Round:
+        if not 1 <= number <= len(view.rounds):
+            raise GameNotFound(f"This game has no round {number} (it has {len(view.rounds)}).")
+        return view.rounds[number - 1]
+
+    @staticmethod
+    def _check_round(view: GameView, data: RoundIn) -> None:
+        problems = scoring.validate_round(
+            [scoring.Player(p.id, p.name, p.starting_score) for p in view.players],
+            [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores],
+        )
+        if problems:
+            raise InvalidInput(problems)
+
+    def _add_scores(self, round_: Round, data: RoundIn) -> None:
+        for score in data.scores:
+            self.session.add(
+                RoundScore(round_id=round_.id, player_id=score.player_id, dutch=score.dutch, blitz=score.blitz)
+            )
+        self.session.flush()

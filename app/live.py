@@ -1,0 +1,80 @@
+"""Live updates: publish(game_id, version) after a commit, subscribe(game_id) on an event stream.
+
+Only "game X is now at version N" travels; a listener that cares reads the state from the database.
+So a listener that missed messages (a dropped connection, a slow client) needs only the latest
+version to catch up, and each subscription keeps just that: no queue grows behind a slow reader.
+
+In-process by default. With PostgreSQL (several server processes) see app.live_pg, which carries
+the same message through LISTEN/NOTIFY and hands it to this broker in every process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+
+class Subscription:
+    __slots__ = ("_changed", "version")
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._changed = asyncio.Event()
+
+    def _offer(self, version: int) -> None:
+        if version > self.version:
+            self.version = version
+            self._changed.set()
+
+    async def wait(self, timeout: float | None = None) -> int | None:
+        """The newest version announced since the last call, or None after `timeout` seconds."""
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except TimeoutError:
+            return None
+        self._changed.clear()
+        return self.version
+
+
+class Broker:
+    def __init__(self) -> None:
+        self._subscriptions: dict[str, set[Subscription]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Attach to the server's event loop (at startup); publish() may then be called from any thread."""
+        self._loop = loop
+
+    def publish(self, game_id: str, version: int) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return  # no server loop (a script or a test without lifespan): nobody can be listening
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self.deliver(game_id, version)
+        else:
+            loop.call_soon_threadsafe(self.deliver, game_id, version)
+
+    def deliver(self, game_id: str, version: int) -> None:
+        for subscription in self._subscriptions.get(game_id, ()):
+            subscription._offer(version)
+
+    @asynccontextmanager
+    async def subscribe(self, game_id: str) -> AsyncIterator[Subscription]:
+        subscription = Subscription()
+        self._subscriptions.setdefault(game_id, set()).add(subscription)
+        try:
+            yield subscription
+        finally:
+            listeners = self._subscriptions.get(game_id)
+            if listeners is not None:
+                listeners.discard(subscription)
+                if not listeners:
+                    del self._subscriptions[game_id]
+
+    def listener_count(self) -> int:
+        return sum(len(s) for s in self._subscriptions.values())

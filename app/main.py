@@ -1,0 +1,57 @@
+"""The application factory: create_app(settings) builds a ready FastAPI app. Nothing happens at import."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from app.config import ROOT, Settings, get_settings
+from app.db import make_engine
+from app.live import Broker
+from app.middleware import AccessLog, BodyLimit, SecurityHeaders
+from app.routes import api, pages
+
+API_DESCRIPTION = """
+Keep score of Dutch Blitz games from your own program.
+
+* Reading a game needs no key. Changing one needs its **edit key**, sent as
+  `Authorization: Bearer <edit_key>`; the key is shown once, in the answer to creating the game.
+* Every change bumps the game's `version`. `GET` sends it as `ETag: "<version>"`; send it back as
+  `If-Match` to change a game only if nobody else did (412 otherwise).
+* Send an `Idempotency-Key` with a write to retry it safely: the first answer comes back and
+  nothing changes twice. The same key with a different body is a 422.
+* Errors are `application/problem+json` with `type`, `title`, `status`, `detail`, and for 422 an
+  `errors` list of `{field, message}`.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.broker.bind(asyncio.get_running_loop())
+        try:
+            yield
+        finally:
+            app.state.engine.dispose()
+
+    app = FastAPI(title="Blitzboard", version="1.0.0", description=API_DESCRIPTION, lifespan=lifespan)
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.broker = Broker()
+
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    api.install_problem_handlers(app, pages.error_page)
+
+    # Outermost last: the access log sees every answer, including a 413.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(AccessLog)
+    return app

@@ -1,0 +1,363 @@
+"""The rules of Dutch Blitz scoring, as pure functions.
+
+Everything a game shows (points, running totals, ranks, leaders, winner, tie-break) is derived here
+from the players, the rules and the rounds, so a corrected or deleted round, or a house rule changed
+mid-game, always gives the answer the game would have had if it had been played that way.
+
+This module must stay pure: it imports nothing from fastapi, sqlmodel, sqlalchemy or the rest of app
+(tests/test_scoring.py checks it), so the rules can be tested and reused without a server.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import pydantic
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+# A Dutch Blitz deck has 40 cards (1-10 in four colours); the Blitz pile starts with 10 of them.
+DECK_SIZE = 40
+BLITZ_PILE_SIZE = 10
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8  # 2-4 with the base game, 5-8 with the expansion pack
+NAME_MAX_LENGTH = 40
+
+# Limits for house rules and carried-over scores: wide enough for any table, narrow enough that
+# nothing overflows a database integer or a chart.
+TARGET_RANGE = (1, 10_000)
+POINTS_RANGE = (-100, 100)
+STARTING_SCORE_RANGE = (-10_000, 10_000)
+
+# Characters that change text direction can make a name display as something else ("spoofing");
+# names may be in any script, but these invisible controls are refused
+# (Unicode's Bidi_Control set, ALM included).
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+class TieBreak(StrEnum):
+    PLAY_ON = "play_on"  # the official rules are silent; by default the tied leaders play another round
+    SHARED = "shared"  # house rule: everyone tied at the top wins together
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    target: int = 75
+    dutch_points: int = 1
+    blitz_points: int = -2
+    tie_break: TieBreak = TieBreak.PLAY_ON
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: int
+    name: str
+    starting_score: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """What one player had at the end of a round."""
+
+    player_id: int
+    dutch: int  # cards this player put on the shared Dutch piles
+    blitz: int  # cards left in this player's Blitz pile
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an input, in words a person understands.
+
+    `player_id` and `field` ("dutch", "blitz", "name", "starting_score", "players", "target", ...) let a
+    form show the message beside the right field; `index` is the position in the submitted list.
+    """
+
+    message: str
+    field: str
+    player_id: int | None = None
+    index: int | None = None
+
+
+class InvalidInput(ValueError):
+    def __init__(self, problems: Sequence[Problem]):
+        self.problems = list(problems)
+        super().__init__("; ".join(p.message for p in self.problems))
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredScore:
+    player_id: int
+    dutch: int
+    blitz: int
+    points: int
+    total: int  # running total after this round
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRound:
+    number: int  # 1-based, in the order the rounds were played
+    scores: tuple[ScoredScore, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player: Player
+    total: int
+    rank: int  # competition ranking: equal totals share a place (1, 1, 3)
+    to_target: int  # points still needed to reach the target (0 once reached)
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    rules: Rules
+    rounds: tuple[ScoredRound, ...]
+    standings: tuple[Standing, ...]  # best first; equal totals keep the players' seating order
+    totals: dict[int, int]
+    leaders: tuple[int, ...]  # player ids sharing the highest total
+    over: bool
+    winners: tuple[int, ...]  # empty while the game is on
+    tie_break_due: bool  # play_on: the top is tied at or past the target, another round decides
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.over else "playing"
+
+
+# --- validation -------------------------------------------------------------------------------
+
+
+def _check_range(value: int, bounds: tuple[int, int], message: str, **where) -> list[Problem]:
+    low, high = bounds
+    if not low <= value <= high:
+        return [Problem(message.format(low=low, high=high), **where)]
+    return []
+
+
+def validate_rules(rules: Rules) -> list[Problem]:
+    problems = _check_range(
+        rules.target, TARGET_RANGE, "The target must be between {low} and {high} points.", field="target"
+    )
+    problems += _check_range(
+        rules.dutch_points,
+        POINTS_RANGE,
+        "Points per Dutch card must be between {low} and {high}.",
+        field="dutch_points",
+    )
+    problems += _check_range(
+        rules.blitz_points,
+        POINTS_RANGE,
+        "Points per Blitz card must be between {low} and {high}.",
+        field="blitz_points",
+    )
+    return problems
+
+
+def clean_name(name: str) -> str:
+    """The name as stored: trimmed, and in Unicode's composed form so "é" typed two ways is one name."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
+def name_problem(name: str) -> str | None:
+    """Why a (cleaned) player or game name is refused, or None when it is fine."""
+    if not name:
+        return "Enter a name."
+    if len(name) > NAME_MAX_LENGTH:
+        return f"A name can have at most {NAME_MAX_LENGTH} characters."
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        return "A name can't contain control characters."
+    if any(ch in _BIDI_CONTROLS for ch in name):
+        return "A name can't contain text-direction control characters."
+    return None
+
+
+def validate_players(players: Sequence[Player]) -> list[Problem]:
+    """2-8 players, each named, names unique ignoring case, starting scores in range."""
+    problems: list[Problem] = []
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        problems.append(
+            Problem(
+                f"A game has {MIN_PLAYERS} to {MAX_PLAYERS} players; this one has {len(players)}.",
+                field="players",
+            )
+        )
+    seen: dict[str, int] = {}
+    for index, player in enumerate(players):
+        # Judge the name as it will be stored, so "   " is blank and " Ana" / "ana" are one name.
+        name = clean_name(player.name)
+        reason = name_problem(name)
+        if reason:
+            problems.append(Problem(reason, field="name", index=index))
+        else:
+            key = name.casefold()
+            if key in seen:
+                problems.append(
+                    Problem(
+                        f"Two players are called {name}; give each player a different name.",
+                        field="name",
+                        index=index,
+                    )
+                )
+            seen.setdefault(key, index)
+        problems += _check_range(
+            player.starting_score,
+            STARTING_SCORE_RANGE,
+            f"{name or 'This player'}'s starting score must be between {{low}} and {{high}}.",
+            field="starting_score",
+            index=index,
+        )
+    return problems
+
+
+def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[Problem]:
+    """Everything that makes a round impossible in a real game, each named by player.
+
+    An empty list means the round is valid.
+    """
+    by_id = {p.id: p for p in players}
+    problems: list[Problem] = []
+    counts = Counter(s.player_id for s in scores)
+    for index, score in enumerate(scores):
+        if score.player_id not in by_id:
+            problems.append(
+                Problem(
+                    f"There is no player {score.player_id} in this game.",
+                    field="player_id",
+                    player_id=score.player_id,
+                    index=index,
+                )
+            )
+    reported_twice: set[int] = set()
+    for index, score in enumerate(scores):
+        player = by_id.get(score.player_id)
+        if player is None:
+            continue
+        if counts[score.player_id] > 1:
+            if score.player_id not in reported_twice:
+                reported_twice.add(score.player_id)
+                problems.append(
+                    Problem(
+                        f"{player.name} is in this round more than once.",
+                        field="player_id",
+                        player_id=player.id,
+                        index=index,
+                    )
+                )
+            continue
+        where = {"player_id": player.id, "index": index}
+        bad_count = False
+        if not 0 <= score.dutch <= DECK_SIZE:
+            bad_count = True
+            problems.append(
+                Problem(
+                    f"{player.name}: Dutch cards must be between 0 and {DECK_SIZE}.",
+                    field="dutch",
+                    **where,
+                )
+            )
+        if not 0 <= score.blitz <= BLITZ_PILE_SIZE:
+            bad_count = True
+            problems.append(
+                Problem(
+                    f"{player.name}: Blitz cards left must be between 0 and {BLITZ_PILE_SIZE}.",
+                    field="blitz",
+                    **where,
+                )
+            )
+        if not bad_count and score.dutch + score.blitz > DECK_SIZE:
+            problems.append(
+                Problem(
+                    f"{player.name}: {score.dutch} Dutch cards and {score.blitz} Blitz cards left make "
+                    f"{score.dutch + score.blitz}, but a deck has only {DECK_SIZE} cards.",
+                    field="dutch",
+                    **where,
+                )
+            )
+    for player in players:
+        if counts[player.id] == 0:
+            problems.append(
+                Problem(
+                    f"{player.name} is missing from this round.", field="player_id", player_id=player.id
+                )
+            )
+    if scores and not any(s.blitz == 0 for s in scores):
+        problems.append(
+            Problem(
+                "Nobody called Blitz: at least one player must have 0 Blitz cards left.",
+                field="blitz",
+            )
+        )
+    return problems
+
+
+# --- scoring ----------------------------------------------------------------------------------
+
+
+def round_points(score: Score, rules: Rules) -> int:
+    return score.dutch * rules.dutch_points + score.blitz * rules.blitz_points
+
+
+def ranks(totals: Sequence[int]) -> list[int]:
+    """Competition ranking: 1 + the number of strictly higher totals, so ties share a place."""
+    return [1 + sum(other > total for other in totals) for total in totals]
+
+
+def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
+    """Replay the rounds in order and say what they mean under these rules.
+
+    The win check looks at the totals after the last round played: once the highest total has
+    reached the target, a sole leader wins; a tie at the top means another round (play_on) or
+    co-winners (shared). A game with no rounds yet is never over, whatever the starting scores.
+    """
+    totals = {p.id: p.starting_score for p in players}
+    scored_rounds: list[ScoredRound] = []
+    for number, scores in enumerate(rounds, start=1):
+        by_player = {s.player_id: s for s in scores}
+        row = []
+        for player in players:  # seating order, whatever order the scores came in
+            score = by_player.get(player.id, Score(player.id, 0, 0))
+            points = round_points(score, rules)
+            totals[player.id] += points
+            row.append(ScoredScore(player.id, score.dutch, score.blitz, points, totals[player.id]))
+        scored_rounds.append(ScoredRound(number, tuple(row)))
+
+    order = sorted(range(len(players)), key=lambda i: -totals[players[i].id])
+    player_ranks = ranks([totals[p.id] for p in players])
+    standings = tuple(
+        Standing(
+            player=players[i],
+            total=totals[players[i].id],
+            rank=player_ranks[i],
+            to_target=max(0, rules.target - totals[players[i].id]),
+        )
+        for i in order
+    )
+    top = max(totals.values(), default=0)
+    leaders = tuple(p.id for p in players if totals[p.id] == top) if players else ()
+
+    over = False
+    winners: tuple[int, ...] = ()
+    tie_break_due = False
+    if scored_rounds and top >= rules.target:
+        if len(leaders) == 1 or rules.tie_break == TieBreak.SHARED:
+            over, winners = True, leaders
+        else:
+            tie_break_due = True
+    return GameState(
+        rules=rules,
+        rounds=tuple(scored_rounds),
+        standings=standings,
+        totals=totals,
+        leaders=leaders,
+        over=over,
+        winners=winners,
+        tie_break_due=tie_break_due,
+    )
+
+
+def join_names(names: Iterable[str]) -> str:
+    """For messages that list players: "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,0 +1,93 @@
+"""Edit keys (capability links), the "may edit" credential, CSRF tokens and security headers.
+
+Whoever holds a game's edit key may change it; everyone else may only read. The key is 192 random
+bits from `secrets`, shown once, stored only as its SHA-256 (a fast hash is enough for a key with
+that much entropy: there is nothing to brute-force), and compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+EDIT_KEY_BYTES = 24  # 192 bits
+GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
+EDIT_COOKIE_PREFIX = "bb_edit_"
+
+
+def new_game_id() -> str:
+    return secrets.token_urlsafe(GAME_ID_BYTES)
+
+
+def new_edit_key() -> str:
+    return secrets.token_urlsafe(EDIT_KEY_BYTES)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def key_matches(key: str | None, key_hash: str) -> bool:
+    if not key:
+        return False
+    return hmac.compare_digest(hash_key(key), key_hash)
+
+
+def csrf_token(key_hash: str) -> str:
+    """A per-game token for the scorekeeper's forms, derived from the stored key hash.
+
+    A cross-site page cannot read it, and rotating the key changes it.
+    """
+    return hmac.new(key_hash.encode(), b"blitzboard-csrf", hashlib.sha256).hexdigest()[:32]
+
+
+def csrf_matches(token: str | None, key_hash: str) -> bool:
+    return bool(token) and hmac.compare_digest(token, csrf_token(key_hash))
+
+
+def edit_cookie_name(game_id: str) -> str:
+    return EDIT_COOKIE_PREFIX + game_id
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """The edit key a request presents (not yet checked against the game)."""
+
+    key: str | None
+
+
+def bearer_key(request: Request) -> Credential:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return Credential(value.strip())
+    return Credential(None)
+
+
+BearerDep = Annotated[Credential, Depends(bearer_key)]
+
+
+def cookie_key(request: Request, game_id: str) -> Credential:
+    return Credential(request.cookies.get(edit_cookie_name(game_id)))
+
+
+def content_security_policy() -> str:
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "connect-src 'self'",
+            "font-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
