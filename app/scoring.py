@@ -11,7 +11,6 @@ This module must stay pure: it imports nothing from fastapi, sqlmodel, sqlalchem
 from __future__ import annotations
 
 import unicodedata
-import pydantic
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -276,9 +275,7 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
     for player in players:
         if counts[player.id] == 0:
             problems.append(
-                Problem(
-                    f"{player.name} is missing from this round.", field="player_id", player_id=player.id
-                )
+                Problem(f"{player.name} is missing from this round.", field="player_id", player_id=player.id)
             )
     if scores and not any(s.blitz == 0 for s in scores):
         problems.append(
