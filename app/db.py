@@ -64,9 +64,12 @@ def make_engine(url: str) -> Engine:
 def begin_write(session: Session) -> None:
     """Start the session's transaction as a write transaction (BEGIN IMMEDIATE on SQLite).
 
-    Must be the session's first use in its transaction; on PostgreSQL the option is ignored and the
-    use cases lock the game's row instead.
+    On PostgreSQL the option is ignored and the use cases lock the game's row instead.
     """
+    if session.in_transaction():
+        # A read earlier in the same request (a page that loaded the game to parse its form): end
+        # it, so the write gets a transaction of its own that holds the lock from its first statement.
+        session.commit()
     session.connection(execution_options={WRITE_OPTION: True})
 
 

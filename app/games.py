@@ -160,9 +160,7 @@ def to_public(view: GameView) -> GamePublic:
             RoundPublic(
                 number=r.number,
                 scores=[
-                    ScorePublic(
-                        player_id=s.player_id, dutch=s.dutch, blitz=s.blitz, points=s.points, total=s.total
-                    )
+                    ScorePublic(player_id=s.player_id, dutch=s.dutch, blitz=s.blitz, points=s.points, total=s.total)
                     for s in r.scores
                 ],
             )
@@ -310,9 +308,7 @@ class Games:
                 session.flush()
                 for seat, player in enumerate(players):
                     session.add(
-                        Player(
-                            game_id=game.id, seat=seat, name=player.name, starting_score=player.starting_score
-                        )
+                        Player(game_id=game.id, seat=seat, name=player.name, starting_score=player.starting_score)
                     )
                 session.flush()
                 view = load_view(session, game)
@@ -412,9 +408,7 @@ class Games:
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
 
-    def rotate_key(
-        self, game_id: str, credential: Credential, *, if_match: str | None = None
-    ) -> tuple[Outcome, str]:
+    def rotate_key(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> tuple[Outcome, str]:
         """Give the game a new edit key; the old key and every edit link and cookie made from it stop working."""
         new_key = new_edit_key()
 
@@ -485,9 +479,7 @@ class Games:
     def _remember(self, scope: str, idempotency: Idempotency, status: int, body: dict[str, Any]) -> None:
         session = self.session
         # Forget keys past their time now and then, a bounded batch at a time.
-        session.exec(
-            delete(IdempotencyRecord).where(IdempotencyRecord.created_at < self._idempotency_cutoff())
-        )
+        session.exec(delete(IdempotencyRecord).where(IdempotencyRecord.created_at < self._idempotency_cutoff()))
         session.add(
             IdempotencyRecord(
                 scope=scope,

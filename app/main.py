@@ -13,7 +13,7 @@ from app.config import ROOT, Settings, get_settings
 from app.db import make_engine
 from app.live import Broker
 from app.middleware import AccessLog, BodyLimit, SecurityHeaders
-from app.routes import api, pages
+from app.routes import api, events, pages
 
 API_DESCRIPTION = """
 Keep score of Dutch Blitz games from your own program.
@@ -47,6 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.include_router(api.router)
+    app.include_router(events.router)
     app.include_router(pages.router)
     api.install_problem_handlers(app, pages.error_page)
 

@@ -65,12 +65,8 @@ class Round(SQLModel, table=True):
 class RoundScore(SQLModel, table=True):
     __tablename__ = "round_score"
 
-    round_id: int = Field(
-        sa_column=Column(Integer, ForeignKey("round.id", ondelete="CASCADE"), primary_key=True)
-    )
-    player_id: int = Field(
-        sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True)
-    )
+    round_id: int = Field(sa_column=Column(Integer, ForeignKey("round.id", ondelete="CASCADE"), primary_key=True))
+    player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
     dutch: int
     blitz: int
 
@@ -93,9 +89,7 @@ class IdempotencyRecord(SQLModel, table=True):
 
 # Ranges come from the rules engine so the API, the pages and the engine can't disagree.
 Name = Annotated[str, StringConstraints(max_length=1000)]  # trimmed and checked by scoring.name_problem
-StartingScore = Annotated[
-    int, PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])
-]
+StartingScore = Annotated[int, PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])]
 Points = Annotated[int, PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
 Target = Annotated[int, PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]
 CardCount = Annotated[int, PField(ge=-1_000_000, le=1_000_000)]  # real bounds are the rules' messages

@@ -38,16 +38,18 @@ def key_matches(key: str | None, key_hash: str) -> bool:
     return hmac.compare_digest(hash_key(key), key_hash)
 
 
-def csrf_token(key_hash: str) -> str:
-    """A per-game token for the scorekeeper's forms, derived from the stored key hash.
+def csrf_token(edit_key: str) -> str:
+    """The token the scorekeeper's forms carry, derived from the edit key in the browser's cookie.
 
-    A cross-site page cannot read it, and rotating the key changes it.
+    A cross-site page can neither read the cookie nor compute this, and rotating the key changes it.
     """
-    return hmac.new(key_hash.encode(), b"blitzboard-csrf", hashlib.sha256).hexdigest()[:32]
+    return hmac.new(edit_key.encode("utf-8", "surrogatepass"), b"blitzboard-csrf", hashlib.sha256).hexdigest()[:32]
 
 
-def csrf_matches(token: str | None, key_hash: str) -> bool:
-    return bool(token) and hmac.compare_digest(token, csrf_token(key_hash))
+def csrf_matches(token: str | None, edit_key: str | None) -> bool:
+    if not token or not edit_key:
+        return False
+    return hmac.compare_digest(token.encode("utf-8", "surrogatepass"), csrf_token(edit_key).encode())
 
 
 def edit_cookie_name(game_id: str) -> str:

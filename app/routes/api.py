@@ -121,16 +121,18 @@ def _answer(outcome: Outcome, request: Request) -> JSONResponse:
     return JSONResponse(outcome.body, status_code=outcome.status, headers=headers)
 
 
-def urls_for(request: Request):
+def absolute_url(request: Request, path: str) -> str:
+    """An absolute URL for a path of ours: on BLITZBOARD_PUBLIC_URL when set, else on the request's host."""
     public = request.app.state.settings.public_url.rstrip("/")
+    return (public + path) if public else str(request.base_url).rstrip("/") + path
 
-    def absolute(path: str) -> str:
-        return (public + path) if public else str(request.base_url).rstrip("/") + path
 
+def urls_for(request: Request):
     def make(game_id: str, edit_key: str) -> dict[str, str]:
+        app = request.app
         return {
-            "view": absolute(request.app.url_path_for("view_page", game_id=game_id)),
-            "edit": absolute(request.app.url_path_for("claim_edit_link", game_id=game_id, edit_key=edit_key)),
+            "view": absolute_url(request, app.url_path_for("view_page", game_id=game_id)),
+            "edit": absolute_url(request, app.url_path_for("claim_edit_link", game_id=game_id, edit_key=edit_key)),
         }
 
     return make
@@ -240,9 +242,7 @@ def replace_round(
 ) -> JSONResponse:
     idempotency = Idempotency.of(idempotency_key, f"PUT /rounds/{number}", data.model_dump(mode="json"))
     try:
-        outcome = games.replace_round(
-            game_id, number, credential, data, if_match=if_match, idempotency=idempotency
-        )
+        outcome = games.replace_round(game_id, number, credential, data, if_match=if_match, idempotency=idempotency)
     except GameError as error:
         return game_error_response(error, items="scores")
     return _answer(outcome, request)

@@ -1,0 +1,64 @@
+"""Server-Sent Events: "version" events for a game, so view pages update within a second of a save.
+
+On connect the stream sends the game's current version at once, so a client that reconnects after
+the network dropped catches up immediately; after that it sends each new version as it is published.
+The browser's EventSource reconnects by itself (we ask for a 2 s retry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+from sqlmodel import Session, select
+from sse_starlette.sse import EventSourceResponse, ServerSentEvent
+
+from app.models import Game
+from app.routes.api import GameId, problem
+
+router = APIRouter()
+
+RETRY_MS = 2000
+
+
+def _current_version(engine, game_id: str) -> int | None:
+    with Session(engine) as session:
+        return session.exec(select(Game.version).where(Game.id == game_id)).first()
+
+
+@router.get(
+    "/api/v1/games/{game_id}/events",
+    tags=["games"],
+    summary="Follow a game live (Server-Sent Events)",
+    description="A `version` event carrying the game's version now, then one for every change. Read the game "
+    "again when the version is newer than the one you have.",
+    response_class=Response,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "An event stream"}},
+)
+@router.get("/g/{game_id}/events", name="game_events", include_in_schema=False)
+async def game_events(request: Request, game_id: GameId) -> Response:
+    engine = request.app.state.engine
+    broker = request.app.state.broker
+    version = await run_in_threadpool(_current_version, engine, game_id)
+    if version is None:
+        return problem(404, f"There is no game {game_id!r}.", slug="not-found", title="Not found")
+
+    async def stream() -> AsyncIterator[ServerSentEvent]:
+        async with broker.subscribe(game_id) as subscription:
+            # Read again after subscribing: a save between the first read and the subscription is
+            # then either in this number or announced to the subscription; never lost.
+            last = await run_in_threadpool(_current_version, engine, game_id) or version
+            yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
+            while True:
+                newest = await subscription.wait()
+                if newest is not None and newest > last:
+                    last = newest
+                    yield ServerSentEvent(data=str(last), event="version")
+
+    return EventSourceResponse(
+        stream(),
+        ping=request.app.state.settings.sse_ping_seconds,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
