@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ROOT = Path(__file__).resolve().parent.parent
+# Where templates/, static/, alembic/ and alembic.ini live: the source tree, or BLITZBOARD_ROOT
+# when the package is installed elsewhere (the Docker image installs it into a virtualenv).
+ROOT = Path(os.environ.get("BLITZBOARD_ROOT") or Path(__file__).resolve().parent.parent)
 
 
 class Settings(BaseSettings):

@@ -23,6 +23,7 @@ from app import scoring
 from app.config import Settings
 from app.db import begin_write
 from app.live import Broker
+from app.live_pg import notify_in_transaction
 from app.models import (
     Game,
     GameCreate,
@@ -202,6 +203,43 @@ class Idempotency:
         canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
         return cls(key, hashlib.sha256(canonical.encode()).hexdigest())
 
+    @property
+    def stored_key(self) -> str:
+        """What the database keeps of the key: its hash (the key itself unseals a new game's edit key)."""
+        return hashlib.sha256(self.key.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _pad(self, size: int) -> bytes:
+        return hashlib.shake_256(b"blitzboard-edit-key\0" + self.key.encode("utf-8", "surrogatepass")).digest(size)
+
+    def seal(self, secret: str) -> str:
+        """`secret` made unreadable to anyone without the Idempotency-Key (which is stored only hashed)."""
+        data = secret.encode()
+        return bytes(a ^ b for a, b in zip(data, self._pad(len(data)), strict=True)).hex()
+
+    def unseal(self, sealed: str) -> str:
+        data = bytes.fromhex(sealed)
+        return bytes(a ^ b for a, b in zip(data, self._pad(len(data)), strict=True)).decode()
+
+
+def _seal_created(body: dict[str, Any], idempotency: Idempotency) -> dict[str, Any]:
+    """The creation answer as stored for retries: the edit key (also in the edit link) sealed.
+
+    The edit key is stored only as a hash; the retry of a creation must still answer it, so the stored
+    answer keeps it sealed with the Idempotency-Key, which only the client knows.
+    """
+    key = body["edit_key"]
+    sealed = idempotency.seal(key)
+    urls = body["urls"] | {"edit": body["urls"]["edit"].replace(key, sealed)}
+    return body | {"edit_key": sealed, "urls": urls}
+
+
+def _unseal_created(outcome: Outcome, idempotency: Idempotency) -> Outcome:
+    body = outcome.body
+    sealed = body["edit_key"]
+    key = idempotency.unseal(sealed)
+    body = body | {"edit_key": key, "urls": body["urls"] | {"edit": body["urls"]["edit"].replace(sealed, key)}}
+    return Outcome(outcome.status, body, outcome.view, replayed=outcome.replayed)
+
 
 @dataclass(slots=True)
 class Outcome:
@@ -262,6 +300,10 @@ class Games:
     def key_hash(self, game_id: str) -> str | None:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
 
+    def versions(self, game_ids: list[str]) -> dict[str, int]:
+        rows = self.session.exec(select(Game.id, Game.version).where(Game.id.in_(game_ids)))
+        return dict(rows.all())
+
     def existing(self, game_ids: list[str]) -> list[Game]:
         if not game_ids:
             return []
@@ -293,7 +335,7 @@ class Games:
             try:
                 if idempotency and (replay := self._replay(NEW_GAME_SCOPE, idempotency)):
                     session.rollback()
-                    return replay
+                    return _unseal_created(replay, idempotency)
                 edit_key = new_edit_key()
                 game = Game(
                     id=new_game_id(),
@@ -314,7 +356,7 @@ class Games:
                 view = load_view(session, game)
                 body = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
                 if idempotency:
-                    self._remember(NEW_GAME_SCOPE, idempotency, 201, body)
+                    self._remember(NEW_GAME_SCOPE, idempotency, 201, _seal_created(body, idempotency))
                 session.commit()
                 return Outcome(201, body, view)
             except IntegrityError:
@@ -415,7 +457,7 @@ class Games:
         def change(view: GameView) -> None:
             view.game.edit_key_hash = hash_key(new_key)
 
-        return self._write(game_id, credential, change, if_match=if_match), new_key
+        return self._write(game_id, credential, change, if_match=if_match, idempotency=None), new_key
 
     # the machinery every write shares
 
@@ -455,6 +497,7 @@ class Games:
             body = view.public()
             if idempotency:
                 self._remember(game_id, idempotency, status, body)
+            notify_in_transaction(session, game_id, game.version)
             session.commit()
         except BaseException:
             session.rollback()
@@ -463,7 +506,7 @@ class Games:
         return Outcome(status, body, view)
 
     def _replay(self, scope: str, idempotency: Idempotency) -> Outcome | None:
-        record = self.session.get(IdempotencyRecord, (scope, idempotency.key))
+        record = self.session.get(IdempotencyRecord, (scope, idempotency.stored_key))
         if record is None:
             return None
         if _aware(record.created_at) < self._idempotency_cutoff():
@@ -483,7 +526,7 @@ class Games:
         session.add(
             IdempotencyRecord(
                 scope=scope,
-                key=idempotency.key,
+                key=idempotency.stored_key,
                 request_hash=idempotency.request_hash,
                 status_code=status,
                 body=json.dumps(body, separators=(",", ":")),

@@ -16,11 +16,17 @@ from contextlib import asynccontextmanager
 
 
 class Subscription:
-    __slots__ = ("_changed", "version")
+    __slots__ = ("_changed", "closed", "version")
 
     def __init__(self) -> None:
         self.version = 0
+        self.closed = False
         self._changed = asyncio.Event()
+
+    def close(self) -> None:
+        """Wake the reader for good (the server is shutting down)."""
+        self.closed = True
+        self._changed.set()
 
     def _offer(self, version: int) -> None:
         if version > self.version:
@@ -28,10 +34,12 @@ class Subscription:
             self._changed.set()
 
     async def wait(self, timeout: float | None = None) -> int | None:
-        """The newest version announced since the last call, or None after `timeout` seconds."""
+        """The newest version announced since the last call; None after `timeout` seconds or once closed."""
         try:
             await asyncio.wait_for(self._changed.wait(), timeout)
         except TimeoutError:
+            return None
+        if self.closed:
             return None
         self._changed.clear()
         return self.version
@@ -75,6 +83,9 @@ class Broker:
                 listeners.discard(subscription)
                 if not listeners:
                     del self._subscriptions[game_id]
+
+    def watched_games(self) -> list[str]:
+        return list(self._subscriptions)
 
     def listener_count(self) -> int:
         return sum(len(s) for s in self._subscriptions.values())

@@ -8,12 +8,15 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from sqlmodel import Session
 
 from app.config import ROOT, Settings, get_settings
 from app.db import make_engine
+from app.games import Games
 from app.live import Broker
+from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, SecurityHeaders
-from app.routes import api, events, pages
+from app.routes import api, events, export, health, pages
 
 API_DESCRIPTION = """
 Keep score of Dutch Blitz games from your own program.
@@ -29,15 +32,32 @@ Keep score of Dutch Blitz games from your own program.
 """
 
 
+def _versions_of(app: FastAPI):
+    def versions(game_ids: list[str]) -> dict[str, int]:
+        with Session(app.state.engine) as session:
+            return Games(session, app.state.broker, app.state.settings).versions(game_ids)
+
+    return versions
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.broker.bind(asyncio.get_running_loop())
+        listener = None
+        if app.state.engine.dialect.name == "postgresql":
+            # Several server processes share one database: hear each other's saves.
+            listener = PostgresListener(
+                app.state.engine.url.render_as_string(hide_password=False), app.state.broker, _versions_of(app)
+            )
+            await listener.start()
         try:
             yield
         finally:
+            if listener:
+                await listener.stop()
             app.state.engine.dispose()
 
     app = FastAPI(title="Blitzboard", version="1.0.0", description=API_DESCRIPTION, lifespan=lifespan)
@@ -48,6 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.include_router(api.router)
     app.include_router(events.router)
+    app.include_router(export.router)
+    app.include_router(health.router)
     app.include_router(pages.router)
     api.install_problem_handlers(app, pages.error_page)
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.config import Settings
+from app.db import make_engine
 from app.main import create_app
 from app.migrations import upgrade
 
@@ -24,9 +28,73 @@ WORKED_EXAMPLE_PLAYERS = [
 WORKED_EXAMPLE_ROUND = [(22, 0), (14, 3), (11, 5), (9, 7)]  # (dutch, blitz) per player, in seat order
 
 
+# The suite runs on SQLite by default, and on PostgreSQL when this is set (scripts/test does both).
+# Each run makes databases of its own (blitzboard_test_<random>) and drops them at the end.
+POSTGRES_URL = os.environ.get("BLITZBOARD_TEST_POSTGRES_URL", "")
+TABLES = ("round_score", "round", "player", "idempotency_record", "game")
+
+
+def on_postgres() -> bool:
+    return bool(POSTGRES_URL)
+
+
+def _pg_admin():
+    import psycopg
+
+    return psycopg.connect(POSTGRES_URL, autocommit=True)
+
+
+def _create_pg_database() -> str:
+    name = f"blitzboard_test_{secrets.token_hex(6)}"
+    with _pg_admin() as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(urlsplit(POSTGRES_URL)._replace(path=f"/{name}"))
+
+
+def _drop_pg_database(url: str) -> None:
+    with _pg_admin() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)')
+
+
+def migrated(url: str) -> str:
+    """Bring a database to the newest migration (the way `blitzboard serve` does) and give back its URL."""
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def _pg_session_database() -> Iterator[str]:
+    url = migrated(_create_pg_database())
+    yield url
+    _drop_pg_database(url)
+
+
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'blitzboard.db'}"
+def database_url(tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A database for one test: a new SQLite file, or the run's PostgreSQL database emptied."""
+    if not on_postgres():
+        return f"sqlite:///{tmp_path / 'blitzboard.db'}"
+    url = request.getfixturevalue("_pg_session_database")
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
+    engine.dispose()
+    return url
+
+
+@pytest.fixture
+def server_database_url(tmp_path: Path) -> Iterator[str]:
+    """A migrated database of its own for a real server process (browser, concurrency, crash tests)."""
+    if not on_postgres():
+        yield migrated(f"sqlite:///{tmp_path / 'server.db'}")
+        return
+    url = migrated(_create_pg_database())
+    yield url
+    _drop_pg_database(url)
 
 
 @pytest.fixture

@@ -109,7 +109,9 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
         errors = [{"field": _field_of(p, items), "message": p.message} for p in error.problems]
     elif error.status == 422:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
-    return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors)
+    # A 401 must say how to authenticate (RFC 9110 §11.6.1).
+    headers = {"WWW-Authenticate": 'Bearer realm="blitzboard"'} if error.status == 401 else None
+    return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers)
 
 
 def _answer(outcome: Outcome, request: Request) -> JSONResponse:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
@@ -45,20 +46,32 @@ async def game_events(request: Request, game_id: GameId) -> Response:
     if version is None:
         return problem(404, f"There is no game {game_id!r}.", slug="not-found", title="Not found")
 
+    shutting_down = anyio.Event()  # sse-starlette sets it when the server begins to shut down
+
     async def stream() -> AsyncIterator[ServerSentEvent]:
-        async with broker.subscribe(game_id) as subscription:
+        async with broker.subscribe(game_id) as subscription, anyio.create_task_group() as watchers:
+
+            async def close_on_shutdown() -> None:
+                await shutting_down.wait()
+                subscription.close()
+
+            watchers.start_soon(close_on_shutdown)
             # Read again after subscribing: a save between the first read and the subscription is
             # then either in this number or announced to the subscription; never lost.
             last = await run_in_threadpool(_current_version, engine, game_id) or version
             yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
-            while True:
+            while not subscription.closed:
                 newest = await subscription.wait()
                 if newest is not None and newest > last:
                     last = newest
                     yield ServerSentEvent(data=str(last), event="version")
+            # Shutting down: end the stream properly; the browser reconnects to another process.
+            watchers.cancel_scope.cancel()
 
     return EventSourceResponse(
         stream(),
         ping=request.app.state.settings.sse_ping_seconds,
+        shutdown_event=shutting_down,
+        shutdown_grace_period=1.0,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )

@@ -1,0 +1,53 @@
+"""In-process rate limits: fixed one-minute windows per (what, client address).
+
+Generous by default and set in Settings. Each server process counts on its own, so with N processes
+a client gets up to N times the limit: enough to stop a runaway script or a key-guessing loop,
+which is what these are for (an edit key has 192 random bits; guessing is hopeless anyway).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+
+
+class RateLimiter:
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic):
+        self.per_minute = per_minute
+        self.clock = clock
+        self._windows: dict[str, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, client: str) -> float | None:
+        """Count one event for `client`; None while within the limit, else seconds until it may retry."""
+        now = self.clock()
+        with self._lock:
+            start, count = self._windows.get(client, (now, 0))
+            if now - start >= 60:
+                start, count = now, 0
+            count += 1
+            self._windows[client] = (start, count)
+            if len(self._windows) > 10_000:
+                self._forget_old(now)
+            if count > self.per_minute:
+                return max(1.0, 60 - (now - start))
+            return None
+
+    def blocked(self, client: str) -> float | None:
+        """Seconds until `client` may try again, without counting anything (None: not blocked)."""
+        now = self.clock()
+        with self._lock:
+            start, count = self._windows.get(client, (now, 0))
+            if now - start < 60 and count >= self.per_minute:
+                return max(1.0, 60 - (now - start))
+            return None
+
+    def _forget_old(self, now: float) -> None:
+        for client in [c for c, (start, _) in self._windows.items() if now - start >= 60]:
+            del self._windows[client]
+
+
+def retry_after_header(seconds: float) -> dict[str, str]:
+    return {"Retry-After": str(math.ceil(seconds))}

@@ -1,0 +1,53 @@
+"""A game's rounds as CSV, for a spreadsheet or the club's records (public: same as the view link)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from app.games import GameNotFound
+from app.routes.api import GameId, GamesDep, game_error_response
+
+router = APIRouter()
+
+# A spreadsheet runs a cell that starts with one of these as a formula ("CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text: str) -> str:
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+@router.get(
+    "/api/v1/games/{game_id}/export.csv",
+    tags=["games"],
+    summary="Download a game as CSV",
+    description="One row per round (and the starting scores): each player's Dutch cards, Blitz cards left, "
+    "points and running total.",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}},
+)
+def export_csv(game_id: GameId, games: GamesDep) -> Response:
+    try:
+        view = games.get(game_id)
+    except GameNotFound as error:
+        return game_error_response(error)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    header = ["round"]
+    for player in view.players:
+        name = spreadsheet_safe(player.name)
+        header += [f"{name} dutch", f"{name} blitz", f"{name} points", f"{name} total"]
+    writer.writerow(header)
+    writer.writerow(["start"] + [x for p in view.players for x in ("", "", "", p.starting_score)])
+    for round_ in view.state.rounds:
+        writer.writerow([round_.number] + [x for s in round_.scores for x in (s.dutch, s.blitz, s.points, s.total)])
+    filename = f"blitzboard-{view.game.id}.csv"
+    return Response(
+        "\ufeff" + out.getvalue(),  # a BOM, so spreadsheets read the names as UTF-8
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

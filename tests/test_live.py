@@ -1,0 +1,233 @@
+"""Live updates: the in-process broker, event streams on a real server, two processes over PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import signal
+import socket
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import psycopg
+import pytest
+
+from app.live import Broker
+from tests.conftest import on_postgres
+from tests.servers import running_server
+
+TWO_PLAYERS = {"players": [{"name": "Ana"}, {"name": "Ben"}], "rules": {"target": 10000}}
+WAIT = 15  # seconds: a bound for each wait, not a measurement
+
+
+class EventStream:
+    """Reads a game's event stream over a plain socket in a thread; versions arrive on a queue.
+
+    A socket (rather than an HTTP client) so that close() interrupts a blocked read at once, and so
+    the test can see whether the server ended the chunked response properly ("0" chunk, then EOF).
+    """
+
+    def __init__(self, url: str):
+        parts = urlsplit(url)
+        self.versions: queue.Queue[int | str] = queue.Queue()
+        self.ended_cleanly = threading.Event()
+        self._sock = socket.create_connection((parts.hostname, parts.port), timeout=WAIT)
+        self._sock.settimeout(None)
+        self._sock.sendall(
+            f"GET {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        buffer = b""
+        event = None
+        status_seen = False
+        try:
+            while chunk := self._sock.recv(65536):
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\r\n")
+                for raw in lines:
+                    line = raw.decode(errors="replace")
+                    if not status_seen and line.startswith("HTTP/1.1 "):
+                        status_seen = True
+                        self.versions.put(f"status {line.split()[1]}")
+                    elif line.startswith("event:"):
+                        event = line.split(":", 1)[1].strip()
+                    elif line.startswith("data:") and event == "version":
+                        self.versions.put(int(line.split(":", 1)[1]))
+                    elif line == "0" and status_seen:
+                        self.ended_cleanly.set()  # the last chunk of a complete chunked response
+        except OSError:
+            pass  # closed by the test
+
+    def status(self) -> str:
+        return str(self.versions.get(timeout=WAIT))
+
+    def next_version(self) -> int:
+        return int(self.versions.get(timeout=WAIT))
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.close()
+        self._thread.join(WAIT)
+
+
+def create_game(base: str) -> tuple[str, dict[str, str], list[int]]:
+    body = httpx.post(f"{base}/api/v1/games", json=TWO_PLAYERS, timeout=WAIT).json()
+    return body["id"], {"Authorization": f"Bearer {body['edit_key']}"}, [p["id"] for p in body["players"]]
+
+
+def add_round(base: str, game_id: str, auth: dict[str, str], players: list[int], dutch: int = 5) -> int:
+    scores = [{"player_id": players[0], "dutch": dutch, "blitz": 0}, {"player_id": players[1], "dutch": 1, "blitz": 4}]
+    response = httpx.post(f"{base}/api/v1/games/{game_id}/rounds", json={"scores": scores}, headers=auth, timeout=WAIT)
+    assert response.status_code == 201, response.text
+    return response.json()["version"]
+
+
+# --- the broker on its own --------------------------------------------------------------------
+
+
+def test_broker_delivers_only_the_newest_version_to_subscribers_of_that_game():
+    async def scenario():
+        broker = Broker()
+        broker.bind(asyncio.get_running_loop())
+        async with broker.subscribe("a") as sub_a, broker.subscribe("b") as sub_b:
+            broker.publish("a", 2)
+            broker.publish("a", 4)
+            broker.publish("a", 3)  # older than what was announced: ignored
+            assert await sub_a.wait(1) == 4
+            assert await sub_b.wait(0.05) is None
+            assert broker.listener_count() == 2
+        assert broker.listener_count() == 0
+        assert broker.watched_games() == []
+
+    asyncio.run(scenario())
+
+
+def test_broker_publish_from_another_thread_wakes_the_loop():
+    async def scenario():
+        broker = Broker()
+        broker.bind(asyncio.get_running_loop())
+        async with broker.subscribe("g") as sub:
+            threading.Thread(target=broker.publish, args=("g", 7)).start()
+            assert await sub.wait(WAIT) == 7
+            sub.close()
+            assert await sub.wait(1) is None
+
+    asyncio.run(scenario())
+
+
+def test_publish_without_a_bound_loop_is_harmless():
+    Broker().publish("nobody-listens", 1)
+
+
+# --- event streams on a real server -----------------------------------------------------------
+
+
+def test_stream_sends_the_version_at_once_then_each_save(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        game_id, auth, players = create_game(server.url)
+        stream = EventStream(f"{server.url}/g/{game_id}/events")
+        try:
+            assert stream.status() == "status 200"
+            assert stream.next_version() == 1
+            for expected in (2, 3):
+                assert add_round(server.url, game_id, auth, players) == expected
+                assert stream.next_version() == expected
+        finally:
+            stream.close()
+
+
+def test_stream_for_an_unknown_game_is_404(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        response = httpx.get(f"{server.url}/api/v1/games/nope/events", timeout=WAIT)
+        assert response.status_code == 404
+        assert response.headers["content-type"] == "application/problem+json"
+
+
+def test_a_client_that_was_away_catches_up_on_reconnect(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        game_id, auth, players = create_game(server.url)
+        first = EventStream(f"{server.url}/api/v1/games/{game_id}/events")
+        assert first.status() == "status 200"
+        assert first.next_version() == 1
+        first.close()  # the phone's network drops
+        for _ in range(3):
+            latest = add_round(server.url, game_id, auth, players)
+        again = EventStream(f"{server.url}/api/v1/games/{game_id}/events")
+        try:
+            assert again.status() == "status 200"
+            assert again.next_version() == latest == 4
+        finally:
+            again.close()
+
+
+def test_shutdown_ends_open_streams_cleanly(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        game_id, _, _ = create_game(server.url)
+        stream = EventStream(f"{server.url}/g/{game_id}/events")
+        assert stream.status() == "status 200"
+        assert stream.next_version() == 1
+        # uvicorn shuts down gracefully, then re-raises the signal so the exit status reports it.
+        assert server.stop(signal.SIGTERM) in (0, -signal.SIGTERM)
+        assert stream.ended_cleanly.wait(WAIT), "the stream did not end with a complete response"
+        stream.close()
+        assert "ASGI callable returned without completing response" not in server.output()
+
+
+# --- several processes over PostgreSQL -------------------------------------------------------------
+
+postgres_only = pytest.mark.skipif(
+    not on_postgres(), reason="live updates cross processes only on PostgreSQL (this is the SQLite pass)"
+)
+
+
+@postgres_only
+def test_a_save_on_one_process_reaches_a_stream_on_another(server_database_url: str, tmp_path: Path):
+    with (
+        running_server(server_database_url, tmp_path / "one.log") as one,
+        running_server(server_database_url, tmp_path / "two.log") as two,
+    ):
+        game_id, auth, players = create_game(one.url)
+        stream = EventStream(f"{two.url}/g/{game_id}/events")
+        try:
+            assert stream.status() == "status 200"
+            assert stream.next_version() == 1
+            assert add_round(one.url, game_id, auth, players) == 2
+            assert stream.next_version() == 2
+            # ...and the state the other process serves is the new one.
+            game = httpx.get(f"{two.url}/api/v1/games/{game_id}", timeout=WAIT).json()
+            assert game["version"] == 2 and len(game["rounds"]) == 1
+        finally:
+            stream.close()
+
+
+@postgres_only
+def test_listener_reconnects_and_catches_up_after_losing_its_connection(server_database_url: str, tmp_path: Path):
+    with (
+        running_server(server_database_url, tmp_path / "one.log") as one,
+        running_server(server_database_url, tmp_path / "two.log") as two,
+    ):
+        game_id, auth, players = create_game(one.url)
+        stream = EventStream(f"{two.url}/g/{game_id}/events")
+        try:
+            assert stream.status() == "status 200"
+            assert stream.next_version() == 1
+            database = server_database_url.rsplit("/", 1)[1]
+            admin_url = server_database_url.rsplit("/", 1)[0] + "/postgres"
+            with psycopg.connect(admin_url, autocommit=True) as admin:
+                killed = admin.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = %s AND query LIKE 'LISTEN%%'",
+                    (database,),
+                ).fetchone()[0]
+            assert killed >= 1  # the listeners of both processes
+            assert add_round(one.url, game_id, auth, players) == 2
+            assert stream.next_version() == 2
+        finally:
+            stream.close()
