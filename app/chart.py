@@ -76,11 +76,14 @@ def build_chart(players: list[Player], state: GameState) -> Chart:
     if high == low:
         high = low + step
     rounds = max(len(state.rounds), 1)
-    plot_w = WIDTH - LEFT - RIGHT
+    tick_values = range(low, high + 1, step)
+    # Room for the longest axis label ("-10000" needs more than "80"), about 6 px a character at 10 px.
+    left = max(LEFT, 8 + 6 * max(len(str(v)) for v in tick_values))
+    plot_w = WIDTH - left - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
 
     def x(i: int) -> float:
-        return LEFT + plot_w * i / rounds
+        return left + plot_w * i / rounds
 
     def y(v: int) -> float:
         return TOP + plot_h * (high - v) / (high - low)
@@ -90,7 +93,7 @@ def build_chart(players: list[Player], state: GameState) -> Chart:
         points = tuple(Point(x(i), y(v)) for i, v in enumerate(series[player.id]))
         marked = points if len(state.rounds) <= MAX_MARKED_ROUNDS else points[-1:]
         lines.append(Line(player, index % len(MARKERS), MARKERS[index % len(MARKERS)], points, marked))
-    ticks = tuple(Tick(v, y(v)) for v in range(low, high + 1, step))
+    ticks = tuple(Tick(v, y(v)) for v in tick_values)
     label_every = max(1, -(-len(state.rounds) // 10))
     x_labels = tuple((i, x(i)) for i in range(0, len(state.rounds) + 1, label_every))
-    return Chart(WIDTH, HEIGHT, tuple(lines), y(target), target, ticks, x_labels, LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM)
+    return Chart(WIDTH, HEIGHT, tuple(lines), y(target), target, ticks, x_labels, left, WIDTH - RIGHT, HEIGHT - BOTTOM)

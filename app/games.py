@@ -450,14 +450,31 @@ class Games:
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
 
-    def rotate_key(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> tuple[Outcome, str]:
-        """Give the game a new edit key; the old key and every edit link and cookie made from it stop working."""
+    def rotate_key(
+        self,
+        game_id: str,
+        credential: Credential,
+        urls_for: UrlsFor,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """Give the game a new edit key; the old key and every edit link and cookie made from it stop working.
+
+        The answer carries the new key (and edit link). A retry with the same Idempotency-Key and the
+        same old key gets that answer again, so a lost response does not lock the scorekeeper out.
+        """
         new_key = new_edit_key()
 
         def change(view: GameView) -> None:
             view.game.edit_key_hash = hash_key(new_key)
 
-        return self._write(game_id, credential, change, if_match=if_match, idempotency=None), new_key
+        def answer(view: GameView) -> dict[str, Any]:
+            return view.public() | {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
+
+        return self._write(
+            game_id, credential, change, if_match=if_match, idempotency=idempotency, answer=answer, secret_answer=True
+        )
 
     # the machinery every write shares
 
@@ -470,13 +487,25 @@ class Games:
         if_match: str | None,
         idempotency: Idempotency | None,
         status: int = 200,
+        answer: Callable[[GameView], dict[str, Any]] = GameView.public,
+        secret_answer: bool = False,
     ) -> Outcome:
+        """The write transaction every change shares.
+
+        `secret_answer`: the answer holds a new edit key, so it is stored sealed with the
+        Idempotency-Key; and it is replayed before the key check, since after a key rotation the
+        retry still presents the old key (the request fingerprint includes that key, so only its
+        holder gets the answer back).
+        """
         session = self.session
         begin_write(session)
         try:
             game = session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
             if game is None:
                 raise GameNotFound(f"There is no game {game_id!r}.")
+            if secret_answer and idempotency and (replay := self._replay(game_id, idempotency)):
+                session.rollback()
+                return _unseal_created(replay, idempotency)
             if not credential.key:
                 raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
             if not key_matches(credential.key, game.edit_key_hash):
@@ -494,9 +523,10 @@ class Games:
             session.add(game)
             session.flush()
             view = load_view(session, game)
-            body = view.public()
+            body = answer(view)
             if idempotency:
-                self._remember(game_id, idempotency, status, body)
+                stored = _seal_created(body, idempotency) if secret_answer else body
+                self._remember(game_id, idempotency, status, stored)
             notify_in_transaction(session, game_id, game.version)
             session.commit()
         except BaseException:

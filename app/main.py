@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -16,6 +17,7 @@ from app.games import Games
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, SecurityHeaders
+from app.ratelimit import Limits
 from app.routes import api, events, export, health, pages
 
 API_DESCRIPTION = """
@@ -40,11 +42,27 @@ def _versions_of(app: FastAPI):
     return versions
 
 
+def _log_to_stderr_unless_configured(level: str) -> None:
+    """Our own log lines (the access log among them) at BLITZBOARD_LOG_LEVEL, even when nobody set up logging.
+
+    `blitzboard serve` configures logging before it starts uvicorn; a server started any other way
+    (`uvicorn app.main:create_app --factory`) configures only uvicorn's own loggers, and the access
+    log, which replaces uvicorn's, would silently go nowhere.
+    """
+    logger = logging.getLogger("blitzboard")
+    logger.setLevel(level.upper())
+    if not logger.hasHandlers():
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        _log_to_stderr_unless_configured(settings.log_level)
         app.state.broker.bind(asyncio.get_running_loop())
         listener = None
         if app.state.engine.dialect.name == "postgresql":
@@ -64,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     app.state.broker = Broker()
+    app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
 
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     app.include_router(api.router)

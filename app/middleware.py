@@ -10,12 +10,16 @@ import time
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.security import content_security_policy
+from app.security import EDIT_COOKIE_PREFIX, content_security_policy
 
 access_log = logging.getLogger("blitzboard.access")
 
 # Edit links carry the key in their path; it never reaches a log line.
 _SECRET_IN_PATH = re.compile(r"(/edit/)[^/?#]+")
+
+
+DOCS_PATHS = ("/docs", "/redoc")
+DOCS_CSP = "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
 
 
 def redact(path: str) -> str:
@@ -26,7 +30,9 @@ class SecurityHeaders:
     """CSP, nosniff, frame-ancestors and a Referrer-Policy on every response.
 
     A route that hands out an edit right sets its own stricter Referrer-Policy (no-referrer); the
-    default here is kept only where the route set none.
+    default here is kept only where the route set none. Answers that carry an edit right whatever the
+    route says get no-referrer too: every answer to a page's form post (only a scorekeeper, or someone
+    starting a game, posts there) and every answer that sets or clears an edit cookie.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -37,18 +43,21 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        # The interactive API docs load their script and styles from a CDN; the rest of the site
-        # (every page a player sees) keeps the strict policy.
-        docs = scope["path"] in ("/docs", "/redoc")
+        # The interactive API docs load their script and styles from a CDN and start them with an
+        # inline script: they get a policy that only forbids framing, plugins and <base>. The rest of
+        # the site (every page a player sees) keeps the strict policy.
+        policy = DOCS_CSP if scope["path"] in DOCS_PATHS else self.csp
+        form_post = scope["method"] == "POST" and not scope["path"].startswith("/api/")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                if not docs:
-                    headers.setdefault("Content-Security-Policy", self.csp)
+                headers.setdefault("Content-Security-Policy", policy)
                 headers.setdefault("X-Content-Type-Options", "nosniff")
                 headers.setdefault("X-Frame-Options", "DENY")
-                headers.setdefault("Referrer-Policy", "strict-origin-when-cross-origin")
+                edit_cookie = any(c.startswith(EDIT_COOKIE_PREFIX) for c in headers.getlist("set-cookie"))
+                referrer = "no-referrer" if form_post or edit_cookie else "strict-origin-when-cross-origin"
+                headers.setdefault("Referrer-Policy", referrer)
                 headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
             await send(message)
 

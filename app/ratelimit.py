@@ -51,3 +51,16 @@ class RateLimiter:
 
 def retry_after_header(seconds: float) -> dict[str, str]:
     return {"Retry-After": str(math.ceil(seconds))}
+
+
+class Limits:
+    """The app's limits (app.state.limits), from Settings."""
+
+    def __init__(self, games_per_minute: int, wrong_keys_per_minute: int):
+        self.games = RateLimiter(games_per_minute)
+        self.wrong_keys = RateLimiter(wrong_keys_per_minute)
+
+
+def client_address(request) -> str:
+    # uvicorn has already replaced this with X-Forwarded-For when the proxy is trusted.
+    return request.client.host if request.client else "unknown"

@@ -91,6 +91,54 @@
     });
   }
 
+  // A refresh that failed (the network blinked between the message and the fetch) must not leave the
+  // page behind until the next save: reconnect, and the stream's first message brings it up to date.
+  function retryLater(event) {
+    if (isLiveRefresh(event)) {
+      setTimeout(follow, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 30000);
+    }
+  }
+  document.addEventListener("htmx:sendError", retryLater);
+  document.addEventListener("htmx:responseError", retryLater);
+
+  // --- a refused or failed action says so -----------------------------------------------------------
+  // htmx swaps nothing for a 403 or 5xx answer (see the htmx-config meta), and nothing arrives when the
+  // network is down; without this a tap on "Save round" would go unanswered.
+  function showProblem(elt, text) {
+    var old = document.getElementById("request-error");
+    if (old) old.remove();
+    var p = document.createElement("p");
+    p.id = "request-error";
+    p.className = "form-error";
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    // Beside the form's main button (its last one: "Start game", "Save round", "Delete round 2" ...).
+    var buttons = elt.tagName === "FORM" ? elt.querySelectorAll("[type=submit]") : [];
+    var actions = buttons.length && (elt.querySelector(".actions") || buttons[buttons.length - 1]);
+    if (actions) actions.parentNode.insertBefore(p, actions);
+    else elt.insertAdjacentElement(elt.tagName === "FORM" ? "afterbegin" : "afterend", p);
+    p.scrollIntoView({ block: "nearest" });
+  }
+
+  function isLiveRefresh(event) {
+    var target = event.detail && event.detail.target;
+    return target && target.id === "game" && target.dataset.liveUrl;
+  }
+
+  document.addEventListener("htmx:responseError", function (event) {
+    if (isLiveRefresh(event) || !event.detail.elt) return;
+    var xhr = event.detail.xhr;
+    var page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    var detail = page.querySelector(".error-detail");
+    showProblem(event.detail.elt, detail ? detail.textContent.trim() :
+      "Something went wrong (" + xhr.status + "): nothing was saved. Reload the page and try again.");
+  });
+  document.addEventListener("htmx:sendError", function (event) {
+    if (isLiveRefresh(event) || !event.detail.elt) return;
+    showProblem(event.detail.elt, "No connection: nothing was saved. Try again when you're back online.");
+  });
+
   // --- keep the screen awake while a game is open (where the browser can) --------------------------
   var wakeLock = null;
   function stayAwake() {

@@ -6,6 +6,7 @@ Errors are application/problem+json (RFC 9457) with type, title, status, detail,
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Header, Path, Request
@@ -15,9 +16,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import scoring
 from app.db import SessionDep
-from app.games import GameError, Games, Idempotency, InvalidInput, Outcome
+from app.games import GameError, Games, Idempotency, InvalidInput, KeyWrong, Outcome
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, ProblemDetails, RoundIn
-from app.security import BearerDep
+from app.ratelimit import client_address, retry_after_header
+from app.security import BearerDep, hash_key
 
 PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"
@@ -114,6 +116,23 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
     return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers)
 
 
+def too_many(seconds: float, what: str) -> JSONResponse:
+    return problem(
+        429,
+        f"Too many {what} from this address: try again in {math.ceil(seconds)} s.",
+        slug="rate-limited",
+        title="Too many requests",
+        headers=retry_after_header(seconds),
+    )
+
+
+def refusal(error: GameError, request: Request, items: str = "body") -> JSONResponse:
+    """The answer to a refused write; wrong edit keys count toward the client's limit."""
+    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
+        return too_many(wait, "wrong edit keys")
+    return game_error_response(error, items)
+
+
 def _answer(outcome: Outcome, request: Request) -> JSONResponse:
     headers = {"ETag": f'"{outcome.version}"'}
     if outcome.status == 201 and "edit_key" in outcome.body:
@@ -151,11 +170,16 @@ def urls_for(request: Request):
 def create_game(
     data: GameCreate, request: Request, games: GamesDep, idempotency_key: IdempotencyKey = None
 ) -> JSONResponse:
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.blocked(client):
+        return too_many(wait, "new games")
     idempotency = Idempotency.of(idempotency_key, "POST /games", data.model_dump(mode="json"))
     try:
         outcome = games.create(data, urls_for(request), idempotency)
     except GameError as error:
         return game_error_response(error, items="players")
+    if not outcome.replayed:  # a retry that changed nothing doesn't count
+        limit.hit(client)
     return _answer(outcome, request)
 
 
@@ -197,7 +221,7 @@ def update_game(
     try:
         outcome = games.update(game_id, credential, data, if_match=if_match, idempotency=idempotency)
     except GameError as error:
-        return game_error_response(error)
+        return refusal(error, request)
     return _answer(outcome, request)
 
 
@@ -222,7 +246,7 @@ def add_round(
     try:
         outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
     except GameError as error:
-        return game_error_response(error, items="scores")
+        return refusal(error, request, items="scores")
     return _answer(outcome, request)
 
 
@@ -246,7 +270,7 @@ def replace_round(
     try:
         outcome = games.replace_round(game_id, number, credential, data, if_match=if_match, idempotency=idempotency)
     except GameError as error:
-        return game_error_response(error, items="scores")
+        return refusal(error, request, items="scores")
     return _answer(outcome, request)
 
 
@@ -270,7 +294,33 @@ def delete_round(
     try:
         outcome = games.delete_round(game_id, number, credential, if_match=if_match, idempotency=idempotency)
     except GameError as error:
-        return game_error_response(error)
+        return refusal(error, request)
+    return _answer(outcome, request)
+
+
+@router.post(
+    "/games/{game_id}/key",
+    response_model=GameCreated,
+    responses=_WRITE_ERRORS,
+    summary="Make a new edit key",
+    description="The old key, and every edit link and browser cookie made from it, stop working at once. "
+    "Answers the game with the new `edit_key` and `urls`. Send an Idempotency-Key: a retry with the same "
+    "key (and the old edit key) gets the same answer, so a lost response does not lock you out.",
+)
+def rotate_key(
+    game_id: GameId,
+    request: Request,
+    games: GamesDep,
+    credential: BearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    # The fingerprint includes the old key, so only its holder can get the new key replayed.
+    idempotency = Idempotency.of(idempotency_key, "POST /key", hash_key(credential.key or ""))
+    try:
+        outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
+    except GameError as error:
+        return refusal(error, request)
     return _answer(outcome, request)
 
 
@@ -283,6 +333,14 @@ def _loc_to_field(loc: tuple[Any, ...]) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or (loc[0] if loc else "body")
+
+
+def _unreadable_body(cause: BaseException) -> str:
+    if isinstance(cause, UnicodeDecodeError):
+        return "The body is not valid JSON: it is not UTF-8 text."
+    if isinstance(cause, RecursionError):
+        return "The body is not valid JSON: it is nested too deeply."
+    return "The body is not valid JSON: it could not be read."
 
 
 def install_problem_handlers(app: FastAPI, html_error) -> None:
@@ -305,4 +363,9 @@ def install_problem_handlers(app: FastAPI, html_error) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
         if not request.url.path.startswith("/api/"):
             return html_error(request, exc.status_code, detail)
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            # FastAPI answers a body its JSON parser gave up on (not UTF-8, nested thousands deep, a
+            # number of thousands of digits) with a bare 400; it is malformed JSON like any other: 422.
+            errors = [{"field": "body", "message": _unreadable_body(exc.__cause__)}]
+            return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
         return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))

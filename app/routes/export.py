@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.games import GameNotFound
-from app.routes.api import GameId, GamesDep, game_error_response
+from app.routes.api import GameId, GamesDep, _problem_responses, game_error_response
 
 router = APIRouter()
 
@@ -28,7 +28,7 @@ def spreadsheet_safe(text: str) -> str:
     description="One row per round (and the starting scores): each player's Dutch cards, Blitz cards left, "
     "points and running total.",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}},
+    responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}, **_problem_responses(404, 422)},
 )
 def export_csv(game_id: GameId, games: GamesDep) -> Response:
     try:

@@ -7,19 +7,20 @@ swap always render the same markup. `render()` is the one place that picks page 
 
 from __future__ import annotations
 
+import math
 import secrets
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
 
 from app import scoring
 from app.chart import build_chart
 from app.config import ROOT
-from app.db import SessionDep
 from app.games import (
     GameError,
     GameNotFound,
@@ -32,7 +33,8 @@ from app.games import (
     load_view,
 )
 from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate, ScoreIn
-from app.routes.api import GameId, RoundNumber, absolute_url, urls_for
+from app.ratelimit import client_address, retry_after_header
+from app.routes.api import GameId, GamesDep, RoundNumber, absolute_url, urls_for
 from app.security import (
     EDIT_COOKIE_PREFIX,
     Credential,
@@ -46,15 +48,22 @@ from app.security import (
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=ROOT / "templates")
 
+
+@pass_context
+def _url_path_for(context: dict[str, Any], name: str, /, **path_params: Any) -> str:
+    """Links and form actions as paths, not absolute URLs built from the Host header: behind a proxy
+    that terminates TLS (or sends another Host) an absolute http:// action would be refused by the
+    CSP's form-action 'self' or point somewhere else. Shared links that must be absolute (view, edit,
+    QR codes) go through absolute_url(), which honours BLITZBOARD_PUBLIC_URL."""
+    return context["request"].url_for(name, **path_params).path
+
+
+templates.env.globals["url_for"] = _url_path_for
+
 HTMX = "htmx-2.0.11.min.js"  # pinned, vendored from the npm registry's htmx.org package
 MAX_YOUR_GAMES = 20
 
 
-def get_games(request: Request, session: SessionDep) -> Games:
-    return Games(session, request.app.state.broker, request.app.state.settings)
-
-
-GamesDep = Annotated[Games, Depends(get_games)]
 FormDict = dict[str, str]
 
 
@@ -196,19 +205,41 @@ def game_context(
 def _qr(url: str) -> str:
     import segno  # imported here: only pages that show a QR code pay for it
 
-    return segno.make(url, error="m").svg_inline(scale=4)
+    # A viewBox instead of a fixed size: the CSS box (.qr svg) then scales the whole code into it,
+    # however long the link (a longer link means more modules, which a fixed size would crop).
+    return segno.make(url, error="m").svg_inline(scale=4, omitsize=True)
 
 
 # --- guards -----------------------------------------------------------------------------------
 
 
 def _same_origin(request: Request) -> bool:
-    """Browsers send Origin on cross-site posts; a post from another site is refused outright."""
+    """A post that the browser says came from another site is refused outright.
+
+    Sec-Fetch-Site decides where the browser sends it (all current browsers do). Origin is not
+    enough alone: under the keeper pages' Referrer-Policy: no-referrer, a plain form post (no
+    JavaScript) carries `Origin: null` even from our own page, so a null or missing Origin refuses
+    nothing by itself. The CSRF token, which another site can't compute, is required either way.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
     origin = request.headers.get("origin")
     if not origin or origin == "null":
-        return origin != "null"
-    host = request.headers.get("host", "")
-    return urlsplit(origin).netloc == host
+        return True
+    return urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+class FormRefused(KeyWrong):
+    """A keeper's post refused before the use case runs (no cookie, no CSRF token, another site)."""
+
+
+# The use case's own "wrong key" is said for API clients; in a browser it means the cookie's key was
+# replaced (a new edit link was made on another phone).
+STALE_KEY = (
+    "This browser's edit key doesn't work any more: a new edit link was made for this game. "
+    "Ask the scorekeeper for it, or watch the game."
+)
 
 
 def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Credential:
@@ -219,9 +250,9 @@ def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Crede
     """
     credential = cookie_key(request, game_id)
     if not credential.key:
-        raise KeyWrong("This browser doesn't keep score of this game: open its edit link first.")
+        raise FormRefused("This browser doesn't keep score of this game: open its edit link first.")
     if not _same_origin(request) or not csrf_matches(csrf, credential.key):
-        raise KeyWrong("This form is out of date or came from another site: reload the page and try again.")
+        raise FormRefused("This form is out of date or came from another site: reload the page and try again.")
     return credential
 
 
@@ -319,6 +350,11 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
             del names[drop], starts[drop]
     if action != "start":
         return _new_game_response(request, games, names, starts, form, {})
+    if wait := request.app.state.limits.games.blocked(client_address(request)):
+        message = f"Too many new games from this network: try again in {math.ceil(wait)} s."
+        response = _new_game_response(request, games, names, starts, form, {"form": [message]}, status=429)
+        response.headers.update(retry_after_header(wait))
+        return response
 
     errors: dict[str, list[str]] = {}
     players = []
@@ -349,6 +385,7 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
     )
     try:
         outcome = games.create(data, urls_for(request))
+        request.app.state.limits.games.hit(client_address(request))
     except InvalidInput as error:
         for problem in error.problems:
             key = {"name": f"player-{problem.index}", "starting_score": f"start-{problem.index}"}.get(
@@ -455,6 +492,8 @@ def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: Gam
     if key_hash is None:
         return error_page(request, 404, f"There is no game {game_id!r}.")
     if not key_matches(edit_key, key_hash):
+        if wait := request.app.state.limits.wrong_keys.hit(client_address(request)):
+            return too_many_page(request, wait)
         response = error_page(request, 403, "This edit link is not valid any more: ask the scorekeeper for a new one.")
         response.headers.update(keeper_headers())
         return response
@@ -521,9 +560,17 @@ def _keeper_answer(
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
 
+def too_many_page(request: Request, seconds: float) -> HTMLResponse:
+    response = error_page(request, 429, f"Too many tries from this network: try again in {math.ceil(seconds)} s.")
+    response.headers.update(retry_after_header(seconds) | keeper_headers())
+    return response
+
+
 def _refused(request: Request, game_id: str, error: GameError) -> Response:
+    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
+        return too_many_page(request, wait)
     if isinstance(error, KeyWrong):
-        response = error_page(request, 403, error.detail)
+        response = error_page(request, 403, error.detail if isinstance(error, FormRefused) else STALE_KEY)
         response.headers.update(keeper_headers())
         return response
     return error_page(request, error.status, error.detail)
@@ -662,7 +709,10 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
             tie_break=rules.tie_break.value,
         ),
     )
+    if wait := request.app.state.limits.games.blocked(client_address(request)):
+        return too_many_page(request, wait)
     outcome = games.create(data, urls_for(request))
+    request.app.state.limits.games.hit(client_address(request))
     new_id = outcome.body["id"]
     response = go(request, request.app.url_path_for("keeper_page", game_id=new_id))
     set_edit_cookie(request, response, new_id, outcome.body["edit_key"])
@@ -675,7 +725,7 @@ async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) ->
     form = await _form(request)
     try:
         credential = keeper_credential(request, game_id, form.get("csrf"))
-        _, new_key = games.rotate_key(game_id, credential)
+        new_key = games.rotate_key(game_id, credential, urls_for(request)).body["edit_key"]
     except GameError as error:
         return _refused(request, game_id, error)
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"

@@ -1,0 +1,71 @@
+"""Take the README's two screenshots: the scorekeeper's page and the view page, on a phone (390×844).
+
+Run with `.venv/bin/python scripts/screenshots.py`. It starts its own server on a temporary SQLite
+file (as the browser tests do), plays a short game in Debian's Chromium (or $BLITZBOARD_CHROMIUM), and
+writes docs/screenshot-keeper.png and docs/screenshot-view.png.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from tests.browser.helpers import (  # noqa: E402
+    PHONE,
+    create_game_on_start_page,
+    fill_round,
+    launch_chromium,
+    save_round,
+    start_server,
+)
+
+DOCS = ROOT / "docs"
+NAMES = ["Ana", "Ben", "Cy", "Dee"]
+ROUNDS = [
+    [(12, 0), (9, 2), (7, 4), (10, 1)],
+    [(8, 3), (15, 0), (6, 5), (9, 2)],
+]
+NEXT_ROUND = [(14, 0), (11, 2), (None, 3), (None, None)]  # being typed when the picture is taken
+
+
+def main() -> None:
+    DOCS.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as directory:
+        server = start_server(Path(directory))
+        try:
+            with sync_playwright() as playwright:
+                browser = launch_chromium(playwright)
+                options = {"base_url": server.url, "color_scheme": "light"} | PHONE
+                keeper = browser.new_context(**options).new_page()
+                create_game_on_start_page(keeper, NAMES)
+                for number, counts in enumerate(ROUNDS, start=1):
+                    fill_round(keeper, NAMES, counts)
+                    save_round(keeper, number)
+                for name, (dutch, blitz) in zip(NAMES, NEXT_ROUND, strict=True):
+                    if dutch is not None:
+                        keeper.get_by_label(f"Dutch cards — {name}", exact=True).fill(str(dutch))
+                    if blitz is not None:
+                        keeper.get_by_label(f"Blitz cards left — {name}", exact=True).fill(str(blitz))
+                keeper.get_by_role("button", name="Blitz! — Ana").click()
+                keeper.locator("#main").click(position={"x": 1, "y": 1})  # no focus ring in the picture
+                keeper.screenshot(path=DOCS / "screenshot-keeper.png", full_page=True, caret="initial")
+
+                viewer = browser.new_context(**options).new_page()
+                viewer.goto(keeper.url.removesuffix("/score"))
+                expect(viewer.locator(".round-count")).to_have_text(f"· after round {len(ROUNDS)}")
+                viewer.screenshot(path=DOCS / "screenshot-view.png", full_page=True, caret="initial")
+                browser.close()
+        finally:
+            server.stop()
+    for name in ("screenshot-keeper.png", "screenshot-view.png"):
+        print(DOCS / name)
+
+
+if __name__ == "__main__":
+    main()
