@@ -13,6 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from alembic import command
@@ -26,14 +27,26 @@ import app.db
 from app.db import begin_write, make_engine
 from app.migrations import alembic_config, at_head, current_revision, head_revision, upgrade
 from app.models import Game, Player
-from tests.conftest import on_postgres
 
 TABLES = {"game", "player", "round", "round_score", "idempotency_record"}
-sqlite_only = pytest.mark.skipif(on_postgres(), reason="SQLite's own set-up (PostgreSQL locks the game's row)")
 
 
 def sqlite_path(url: str) -> str:
     return url.removeprefix("sqlite:///")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """SQLite's own set-up is tested on a SQLite file in both passes (PostgreSQL locks the game's row)."""
+    return f"sqlite:///{tmp_path / 'sqlite-setup.db'}"
+
+
+@pytest.fixture
+def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
+    engine = make_engine(sqlite_url)
+    upgrade(engine)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture
@@ -129,17 +142,15 @@ def test_upgrade_twice_is_harmless(engine: Engine):
 # --- SQLite set up for a server --------------------------------------------------------------------
 
 
-@sqlite_only
-def test_sqlite_pragmas(engine: Engine):
-    with engine.connect() as connection:
+def test_sqlite_pragmas(sqlite_engine: Engine):
+    with sqlite_engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
 
 
-@sqlite_only
-def test_every_pooled_connection_gets_the_pragmas(engine: Engine):
-    connections = [engine.connect() for _ in range(3)]
+def test_every_pooled_connection_gets_the_pragmas(sqlite_engine: Engine):
+    connections = [sqlite_engine.connect() for _ in range(3)]
     try:
         for connection in connections:
             assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
@@ -179,11 +190,10 @@ def _try_begin_immediate(path: str) -> str | None:
         probe.close()
 
 
-@sqlite_only
-def test_begin_write_takes_the_write_lock_at_once(engine: Engine, database_url: str):
-    path = sqlite_path(database_url)
+def test_begin_write_takes_the_write_lock_at_once(sqlite_engine: Engine, sqlite_url: str):
+    path = sqlite_path(sqlite_url)
     assert _try_begin_immediate(path) is None
-    with Session(engine) as session:
+    with Session(sqlite_engine) as session:
         begin_write(session)
         # Nothing written yet, and the lock is already held: BEGIN IMMEDIATE, not a deferred BEGIN.
         assert "database is locked" in (_try_begin_immediate(path) or "")
@@ -191,24 +201,22 @@ def test_begin_write_takes_the_write_lock_at_once(engine: Engine, database_url: 
     assert _try_begin_immediate(path) is None
 
 
-@sqlite_only
-def test_a_read_transaction_takes_no_write_lock(engine: Engine, database_url: str):
+def test_a_read_transaction_takes_no_write_lock(sqlite_engine: Engine, sqlite_url: str):
     """The probe above can tell the difference: an ordinary transaction that reads leaves writers free."""
-    path = sqlite_path(database_url)
-    with Session(engine) as session:
+    path = sqlite_path(sqlite_url)
+    with Session(sqlite_engine) as session:
         session.exec(select(Game)).all()
         assert session.in_transaction()
         assert _try_begin_immediate(path) is None
         session.rollback()
 
 
-@sqlite_only
-def test_a_second_writer_waits_for_the_first(engine: Engine):
+def test_a_second_writer_waits_for_the_first(sqlite_engine: Engine):
     entered = threading.Event()
     outcome: dict[str, object] = {}
 
     def second_writer() -> None:
-        with Session(engine) as session:
+        with Session(sqlite_engine) as session:
             entered.set()
             try:
                 begin_write(session)
@@ -218,7 +226,7 @@ def test_a_second_writer_waits_for_the_first(engine: Engine):
             except Exception as error:  # reported to the main thread
                 outcome["result"] = error
 
-    with Session(engine) as first:
+    with Session(sqlite_engine) as first:
         begin_write(first)
         worker = threading.Thread(target=second_writer, daemon=True)
         worker.start()
@@ -230,14 +238,13 @@ def test_a_second_writer_waits_for_the_first(engine: Engine):
     worker.join(30)
     assert not worker.is_alive()
     assert outcome["result"] == "committed"
-    with Session(engine) as session:
+    with Session(sqlite_engine) as session:
         assert sorted(session.exec(select(Game.id)).all()) == ["first", "second"]
 
 
-@sqlite_only
-def test_a_writer_gives_up_with_locked_only_after_the_busy_timeout(database_url: str, monkeypatch):
+def test_a_writer_gives_up_with_locked_only_after_the_busy_timeout(sqlite_url: str, monkeypatch):
     monkeypatch.setattr(app.db, "SQLITE_BUSY_TIMEOUT_MS", 200)
-    engine = make_engine(database_url)
+    engine = make_engine(sqlite_url)
     try:
         upgrade(engine)
         with engine.connect() as connection:

@@ -1147,3 +1147,17 @@ def test_your_games_drops_a_game_whose_key_was_rotated(client: TestClient, stran
     assert [a["href"] for a in rows] == [f"/g/{other}/score"]
     assert set_cookies(response)[f"bb_edit_{game_id}"]["max-age"] == "0"  # and forgets the stale cookie
     assert client.get(f"/g/{game_id}/score").status_code == 403
+
+
+def test_the_share_box_links_to_the_csv_export_of_the_same_rounds(worked: Table, stranger: TestClient):
+    worked.save_round(WORKED_EXAMPLE_ROUND)
+    view = html(stranger.get(f"/g/{worked.id}"))
+    link = view.select_one("#share a[download]")
+    assert link is not None and link["href"] == f"/api/v1/games/{worked.id}/export.csv"
+    csv_answer = stranger.get(link["href"])
+    assert csv_answer.status_code == 200
+    assert csv_answer.headers["content-type"] == "text/csv; charset=utf-8"
+    rows = [line.split(",") for line in csv_answer.text.lstrip("\ufeff").splitlines()]
+    assert rows[0][:5] == ["round", "Ana dutch", "Ana blitz", "Ana points", "Ana total"]
+    assert rows[1] == ["start", "", "", "", "58", "", "", "", "70", "", "", "", "30", "", "", "", "20"]
+    assert rows[2] == ["1", "22", "0", "22", "80", "14", "3", "8", "78", "11", "5", "1", "31", "9", "7", "-5", "15"]
