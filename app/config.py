@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     # Trust X-Forwarded-For / X-Forwarded-Proto from these addresses (a reverse proxy in front).
     forwarded_allow_ips: str = "127.0.0.1"
     log_level: str = "info"
+    # Tune Python's garbage collector for a long-running server at start-up (off in the test suite,
+    # where many apps start in one process).
+    tune_gc: bool = True
 
 
 def get_settings() -> Settings:

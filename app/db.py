@@ -9,8 +9,11 @@ changed what it read. Taking the write lock at BEGIN makes writers queue up inst
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated
+from weakref import WeakKeyDictionary
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine, event
@@ -71,6 +74,26 @@ def begin_write(session: Session) -> None:
         # it, so the write gets a transaction of its own that holds the lock from its first statement.
         session.commit()
     session.connection(execution_options={WRITE_OPTION: True})
+
+
+_write_locks: WeakKeyDictionary[Engine, threading.Lock] = WeakKeyDictionary()
+_locks_guard = threading.Lock()
+
+
+def serial_writes(session: Session) -> AbstractContextManager:
+    """Hold around a whole write transaction: on SQLite, writers of this process queue here.
+
+    SQLite lets one writer in at a time; the others wait in its busy handler, which sleeps and polls
+    with growing naps instead of being woken when the lock frees, so under load an unlucky save can
+    lose the race again and again (a long tail). An in-process lock wakes the next writer at once,
+    in turn. BEGIN IMMEDIATE and busy_timeout still guard against other processes. On PostgreSQL
+    the game's row lock already queues writers of one game, and other games' writers run in parallel.
+    """
+    engine = session.get_bind()
+    if engine.dialect.name != "sqlite":
+        return nullcontext()
+    with _locks_guard:
+        return _write_locks.setdefault(engine, threading.Lock())
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app import scoring
 from app.config import Settings
-from app.db import begin_write
+from app.db import begin_write, serial_writes
 from app.live import Broker
 from app.live_pg import notify_in_transaction
 from app.models import (
@@ -98,8 +98,7 @@ class InvalidInput(GameError):
 class GameView:
     game: Game
     players: list[Player]
-    rounds: list[Round]
-    scores: dict[int, list[RoundScore]]  # round id -> scores
+    round_ids: list[int]  # in the order played: round n is round_ids[n - 1]
     state: scoring.GameState
 
     @property
@@ -171,19 +170,25 @@ def to_public(view: GameView) -> GamePublic:
 
 
 def load_view(session: Session, game: Game) -> GameView:
+    """The game, its players and what its rounds mean: three queries whatever the game's length.
+
+    Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
+    """
     players = list(session.exec(select(Player).where(Player.game_id == game.id).order_by(Player.seat)))
-    rounds = list(session.exec(select(Round).where(Round.game_id == game.id).order_by(Round.id)))
-    scores: dict[int, list[RoundScore]] = {r.id: [] for r in rounds}
-    for score in session.exec(
-        select(RoundScore).join(Round, RoundScore.round_id == Round.id).where(Round.game_id == game.id)
+    round_ids = list(session.exec(select(Round.id).where(Round.game_id == game.id).order_by(Round.id)))
+    scores: dict[int, list[scoring.Score]] = {round_id: [] for round_id in round_ids}
+    for round_id, player_id, dutch, blitz in session.exec(
+        select(RoundScore.round_id, RoundScore.player_id, RoundScore.dutch, RoundScore.blitz)
+        .join(Round, RoundScore.round_id == Round.id)
+        .where(Round.game_id == game.id)
     ):
-        scores[score.round_id].append(score)
+        scores[round_id].append(scoring.Score(player_id, dutch, blitz))
     state = scoring.score_game(
         [scoring.Player(p.id, p.name, p.starting_score) for p in players],
         rules_of(game),
-        [[scoring.Score(s.player_id, s.dutch, s.blitz) for s in scores[r.id]] for r in rounds],
+        [scores[round_id] for round_id in round_ids],
     )
-    return GameView(game, players, rounds, scores, state)
+    return GameView(game, players, round_ids, state)
 
 
 # --- inputs -----------------------------------------------------------------------------------
@@ -330,44 +335,45 @@ class Games:
             raise InvalidInput(problems)
 
         for attempt in range(2):
-            session = self.session
-            begin_write(session)
-            try:
-                if idempotency and (replay := self._replay(NEW_GAME_SCOPE, idempotency)):
-                    session.rollback()
-                    return _unseal_created(replay, idempotency)
-                edit_key = new_edit_key()
-                game = Game(
-                    id=new_game_id(),
-                    name=name,
-                    edit_key_hash=hash_key(edit_key),
-                    target=rules.target,
-                    dutch_points=rules.dutch_points,
-                    blitz_points=rules.blitz_points,
-                    tie_break=rules.tie_break.value,
-                )
-                session.add(game)
-                session.flush()
-                for seat, player in enumerate(players):
-                    session.add(
-                        Player(game_id=game.id, seat=seat, name=player.name, starting_score=player.starting_score)
+            with serial_writes(self.session):
+                session = self.session
+                begin_write(session)
+                try:
+                    if idempotency and (replay := self._replay(NEW_GAME_SCOPE, idempotency)):
+                        session.rollback()
+                        return _unseal_created(replay, idempotency)
+                    edit_key = new_edit_key()
+                    game = Game(
+                        id=new_game_id(),
+                        name=name,
+                        edit_key_hash=hash_key(edit_key),
+                        target=rules.target,
+                        dutch_points=rules.dutch_points,
+                        blitz_points=rules.blitz_points,
+                        tie_break=rules.tie_break.value,
                     )
-                session.flush()
-                view = load_view(session, game)
-                body = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
-                if idempotency:
-                    self._remember(NEW_GAME_SCOPE, idempotency, 201, _seal_created(body, idempotency))
-                session.commit()
-                return Outcome(201, body, view)
-            except IntegrityError:
-                # Another request with the same Idempotency-Key committed first (PostgreSQL, where
-                # nothing serialises two creations): its answer is now stored, so look again.
-                session.rollback()
-                if attempt or not idempotency:
+                    session.add(game)
+                    session.flush()
+                    for seat, player in enumerate(players):
+                        session.add(
+                            Player(game_id=game.id, seat=seat, name=player.name, starting_score=player.starting_score)
+                        )
+                    session.flush()
+                    view = load_view(session, game)
+                    body = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
+                    if idempotency:
+                        self._remember(NEW_GAME_SCOPE, idempotency, 201, _seal_created(body, idempotency))
+                    session.commit()
+                    return Outcome(201, body, view)
+                except IntegrityError:
+                    # Another request with the same Idempotency-Key committed first (PostgreSQL, where
+                    # nothing serialises two creations): its answer is now stored, so look again.
+                    session.rollback()
+                    if attempt or not idempotency:
+                        raise
+                except BaseException:
+                    session.rollback()
                     raise
-            except BaseException:
-                session.rollback()
-                raise
         raise AssertionError("unreachable")
 
     def update(
@@ -412,7 +418,7 @@ class Games:
             round_ = Round(game_id=view.game.id)
             self.session.add(round_)
             self.session.flush()
-            self._add_scores(round_, data)
+            self._add_scores(round_.id, data)
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, status=201)
 
@@ -427,10 +433,10 @@ class Games:
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         def change(view: GameView) -> None:
-            round_ = self._round(view, number)
+            round_id = self._round(view, number)
             self._check_round(view, data)
-            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_.id))
-            self._add_scores(round_, data)
+            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
+            self._add_scores(round_id, data)
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
 
@@ -444,9 +450,9 @@ class Games:
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         def change(view: GameView) -> None:
-            round_ = self._round(view, number)
-            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_.id))
-            self.session.exec(delete(Round).where(Round.id == round_.id))
+            round_id = self._round(view, number)
+            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
+            self.session.exec(delete(Round).where(Round.id == round_id))
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
 
@@ -497,6 +503,10 @@ class Games:
         retry still presents the old key (the request fingerprint includes that key, so only its
         holder gets the answer back).
         """
+        with serial_writes(self.session):
+            return self._write_now(game_id, credential, change, if_match, idempotency, status, answer, secret_answer)
+
+    def _write_now(self, game_id, credential, change, if_match, idempotency, status, answer, secret_answer) -> Outcome:
         session = self.session
         begin_write(session)
         try:
@@ -568,10 +578,10 @@ class Games:
         return utcnow() - timedelta(hours=self.settings.idempotency_hours)
 
     @staticmethod
-    def _round(view: GameView, number: int) -> Round:
-        if not 1 <= number <= len(view.rounds):
-            raise GameNotFound(f"This game has no round {number} (it has {len(view.rounds)}).")
-        return view.rounds[number - 1]
+    def _round(view: GameView, number: int) -> int:
+        if not 1 <= number <= len(view.round_ids):
+            raise GameNotFound(f"This game has no round {number} (it has {len(view.round_ids)}).")
+        return view.round_ids[number - 1]
 
     @staticmethod
     def _check_round(view: GameView, data: RoundIn) -> None:
@@ -582,9 +592,8 @@ class Games:
         if problems:
             raise InvalidInput(problems)
 
-    def _add_scores(self, round_: Round, data: RoundIn) -> None:
-        for score in data.scores:
-            self.session.add(
-                RoundScore(round_id=round_.id, player_id=score.player_id, dutch=score.dutch, blitz=score.blitz)
-            )
-        self.session.flush()
+    def _add_scores(self, round_id: int, data: RoundIn) -> None:
+        rows = [
+            {"round_id": round_id, "player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz} for s in data.scores
+        ]
+        self.session.exec(insert(RoundScore).values(rows))

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from sqlmodel import Session
 
-from app.config import ROOT, Settings, get_settings
+from app.assets import static_files
+from app.config import Settings, get_settings
 from app.db import make_engine
 from app.games import Games
 from app.live import Broker
 from app.live_pg import PostgresListener
-from app.middleware import AccessLog, BodyLimit, SecurityHeaders
+from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
 from app.ratelimit import Limits
 from app.routes import api, events, export, health, pages
 
@@ -64,6 +65,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         _log_to_stderr_unless_configured(settings.log_level)
         app.state.broker.bind(asyncio.get_running_loop())
+        if app.state.settings.tune_gc:
+            # What exists at start-up lives as long as the process: keep it out of the cyclic garbage
+            # collector's passes, and run them less often; a request that loads a long game builds
+            # tens of thousands of short-lived objects, which otherwise set off full collections
+            # over the whole heap (docs/performance.md, scaling with game length).
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(50_000, 20, 20)
         listener = None
         if app.state.engine.dialect.name == "postgresql":
             # Several server processes share one database: hear each other's saves.
@@ -84,7 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.broker = Broker()
     app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
 
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", static_files(), name="static")
     app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(export.router)
@@ -93,6 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     api.install_problem_handlers(app, pages.error_page)
 
     # Outermost last: the access log sees every answer, including a 413.
+    app.add_middleware(CompressPublic)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(AccessLog)

@@ -8,6 +8,7 @@ import re
 import time
 
 from starlette.datastructures import MutableHeaders
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.security import EDIT_COOKIE_PREFIX, content_security_policy
@@ -16,6 +17,7 @@ access_log = logging.getLogger("blitzboard.access")
 
 # Edit links carry the key in their path; it never reaches a log line.
 _SECRET_IN_PATH = re.compile(r"(/edit/)[^/?#]+")
+_KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/)")
 
 
 DOCS_PATHS = ("/docs", "/redoc")
@@ -165,3 +167,22 @@ class AccessLog:
                 status,
                 (time.perf_counter() - start) * 1000,
             )
+
+
+class CompressPublic:
+    """gzip for answers that carry no secret (pages people watch, the game JSON, static files).
+
+    Answers that can carry an edit right (the scorekeeper's pages, any form or API post, which may
+    answer a new edit key) are sent uncompressed: compressing a secret next to text an attacker
+    chooses leaks it through the compressed size (BREACH). Event streams are never compressed.
+    """
+
+    def __init__(self, app: ASGIApp, minimum_size: int = 600) -> None:
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=minimum_size)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or _KEEPER_PATH.search(scope["path"]):
+            await self.app(scope, receive, send)
+        else:
+            await self.gzip(scope, receive, send)

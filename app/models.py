@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Strict, StringConstraints
 from pydantic import Field as PField
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
@@ -88,11 +88,13 @@ class IdempotencyRecord(SQLModel, table=True):
 # --- API models -------------------------------------------------------------------------------
 
 # Ranges come from the rules engine so the API, the pages and the engine can't disagree.
+# Numbers are strict JSON integers: true, "5" and 5.0 are refused (lax parsing would read true as 1).
 Name = Annotated[str, StringConstraints(max_length=1000)]  # trimmed and checked by scoring.name_problem
-StartingScore = Annotated[int, PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])]
-Points = Annotated[int, PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
-Target = Annotated[int, PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]
-CardCount = Annotated[int, PField(ge=-1_000_000, le=1_000_000)]  # real bounds are the rules' messages
+StartingScore = Annotated[int, Strict(), PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])]
+Points = Annotated[int, Strict(), PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
+Target = Annotated[int, Strict(), PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]
+CardCount = Annotated[int, Strict(), PField(ge=-1_000_000, le=1_000_000)]  # real bounds are the rules' messages
+PlayerRef = Annotated[int, Strict(), PField(ge=-(2**31), le=2**31 - 1)]
 TieBreakName = Literal["play_on", "shared"]
 
 
@@ -139,7 +141,7 @@ class GameUpdate(StrictModel):
 
 
 class ScoreIn(StrictModel):
-    player_id: int = PField(ge=-(2**31), le=2**31 - 1)
+    player_id: PlayerRef
     dutch: CardCount
     blitz: CardCount
 

@@ -99,7 +99,7 @@ def server_database_url(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, _env_file=None)
+    return Settings(database_url=database_url, tune_gc=False, _env_file=None)
 
 
 @pytest.fixture

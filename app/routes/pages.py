@@ -19,6 +19,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 from app import scoring
+from app.assets import asset_url
 from app.chart import build_chart
 from app.config import ROOT
 from app.games import (
@@ -59,6 +60,7 @@ def _url_path_for(context: dict[str, Any], name: str, /, **path_params: Any) -> 
 
 
 templates.env.globals["url_for"] = _url_path_for
+templates.env.globals["asset"] = asset_url
 
 HTMX = "htmx-2.0.11.min.js"  # pinned, vendored from the npm registry's htmx.org package
 MAX_YOUR_GAMES = 20
@@ -289,7 +291,7 @@ def _your_games(request: Request, games: Games) -> tuple[list[dict[str, Any]], l
                 "id": game.id,
                 "title": game.name or scoring.join_names(p.name for p in view.players),
                 "players": scoring.join_names(p.name for p in view.players),
-                "rounds": len(view.rounds),
+                "rounds": len(view.round_ids),
                 "status": "finished" if view.state.over else "playing",
                 "url": request.app.url_path_for("keeper_page", game_id=game.id),
             }
@@ -468,7 +470,7 @@ def keeper_page(
         return error_page(request, 404, error.detail)
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
         return _not_keeper(request, game_id)
-    rounds = len(view.rounds)
+    rounds = len(view.round_ids)
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
     context = game_context(request, view, keeper=True, form=form, confirm_delete=confirm, handover=handover)

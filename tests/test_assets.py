@@ -1,0 +1,51 @@
+"""What a phone downloads: compressed public answers, cacheable versioned static files."""
+
+from __future__ import annotations
+
+import re
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.conftest import WORKED_EXAMPLE_ROUND, GameHandle
+
+GZIP = {"Accept-Encoding": "gzip"}
+
+
+def test_pages_reference_static_files_by_content_hash(client: TestClient):
+    page = BeautifulSoup(client.get("/").text, "html.parser")
+    urls = [tag.get("href") or tag.get("src") for tag in page.select("link[rel=stylesheet], link[rel=icon], script")]
+    assert len(urls) == 4
+    assert all(re.fullmatch(r"/static/[\w./-]+\?v=[0-9a-f]{12}", url) for url in urls), urls
+
+
+def test_versioned_static_files_are_cached_for_a_year_plain_ones_revalidate(client: TestClient):
+    page = BeautifulSoup(client.get("/").text, "html.parser")
+    css = page.select_one("link[rel=stylesheet]")["href"]
+    versioned = client.get(css)
+    assert versioned.status_code == 200
+    assert versioned.headers["cache-control"] == "public, max-age=31536000, immutable"
+    plain = client.get(css.split("?")[0])
+    assert plain.headers["cache-control"] == "public, max-age=0, must-revalidate"
+    assert plain.content == versioned.content
+
+
+def test_public_answers_are_gzipped(client: TestClient, make_game):
+    game: GameHandle = make_game()
+    assert game.add_round(WORKED_EXAMPLE_ROUND).status_code == 201  # JSON big enough to be worth it
+    for url in (f"/g/{game.id}", "/", f"/api/v1/games/{game.id}", "/static/vendor/htmx-2.0.11.min.js"):
+        answer = client.get(url, headers=GZIP)
+        assert answer.status_code == 200, url
+        assert answer.headers.get("content-encoding") == "gzip", url
+
+
+def test_answers_that_can_carry_an_edit_right_are_never_compressed(client: TestClient, make_game):
+    """Compressing a secret beside attacker-chosen text leaks it through the size (BREACH)."""
+    game: GameHandle = make_game()
+    claimed = client.get(f"/g/{game.id}/edit/{game.key}", headers=GZIP, follow_redirects=False)
+    assert claimed.status_code == 303 and "content-encoding" not in claimed.headers
+    keeper = client.get(f"/g/{game.id}/score?handover=1", headers=GZIP)
+    assert keeper.status_code == 200 and game.key in keeper.text
+    assert "content-encoding" not in keeper.headers
+    created = client.post("/api/v1/games", json={"players": [{"name": "A"}, {"name": "B"}]}, headers=GZIP)
+    assert created.status_code == 201 and "content-encoding" not in created.headers
