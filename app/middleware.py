@@ -84,7 +84,7 @@ class BodyLimit:
                 except ValueError:
                     declared = 0
                 if declared > self.max_bytes:
-                    await self._too_large(send)
+                    await self._too_large(scope, send)
                     return
         # Read the (small) body up front so an over-long stream is refused before the app sees it.
         chunks: list[bytes] = []
@@ -97,7 +97,7 @@ class BodyLimit:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_bytes:
-                await self._too_large(send)
+                await self._too_large(scope, send)
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
@@ -113,21 +113,31 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _too_large(self, send: Send) -> None:
-        body = json.dumps(
-            {
-                "type": "https://blitzboard.invalid/problems/body-too-large",
-                "title": "Body over the size limit",
-                "status": 413,
-                "detail": f"The request body is over {self.max_bytes} bytes.",
-            }
-        ).encode()
+    async def _too_large(self, scope: Scope, send: Send) -> None:
+        limit = f"{self.max_bytes // 1024} KiB" if self.max_bytes % 1024 == 0 else f"{self.max_bytes} bytes"
+        if scope["path"].startswith("/api/"):
+            content_type = b"application/problem+json"
+            body = json.dumps(
+                {
+                    "type": "https://blitzboard.invalid/problems/body-too-large",
+                    "title": "Body over the size limit",
+                    "status": 413,
+                    "detail": f"The request body is over {self.max_bytes} bytes.",
+                }
+            ).encode()
+        else:  # a browser's form post: a page a person can read
+            content_type = b"text/html; charset=utf-8"
+            body = (
+                '<!doctype html><html lang="en"><meta charset="utf-8"><title>Too much · Blitzboard</title>'
+                f"<h1>That was too much</h1><p>A form can send at most {limit}. Go back and shorten what "
+                'you typed.</p><p><a href="/">Back to Blitzboard</a></p></html>'
+            ).encode()
         await send(
             {
                 "type": "http.response.start",
                 "status": 413,
                 "headers": [
-                    (b"content-type", b"application/problem+json"),
+                    (b"content-type", content_type),
                     (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close"),
                 ],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Strict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Strict
 from pydantic import Field as PField
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlmodel import Field, SQLModel
@@ -89,7 +89,7 @@ class IdempotencyRecord(SQLModel, table=True):
 
 # Ranges come from the rules engine so the API, the pages and the engine can't disagree.
 # Numbers are strict JSON integers: true, "5" and 5.0 are refused (lax parsing would read true as 1).
-Name = Annotated[str, StringConstraints(max_length=1000)]  # trimmed and checked by scoring.name_problem
+Name = str  # trimmed and checked by scoring.name_problem (the 64 KiB body limit bounds it before that)
 StartingScore = Annotated[int, Strict(), PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])]
 Points = Annotated[int, Strict(), PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
 Target = Annotated[int, Strict(), PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]

@@ -231,3 +231,13 @@ def test_listener_reconnects_and_catches_up_after_losing_its_connection(server_d
             assert stream.next_version() == 2
         finally:
             stream.close()
+
+
+def test_a_client_leaving_before_the_first_event_is_harmless(client, make_game):
+    """A generator must not yield inside a cancel scope: leaving early used to raise on exit."""
+    game = make_game()
+    for _ in range(5):
+        with client.stream("GET", f"/g/{game.id}/events") as response:
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+    assert client.get(f"/api/v1/games/{game.id}").status_code == 200

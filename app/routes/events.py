@@ -7,6 +7,7 @@ The browser's EventSource reconnects by itself (we ask for a 2 s retry).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import anyio
@@ -16,7 +17,7 @@ from fastapi.responses import Response
 from sqlmodel import Session, select
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 
-from app.models import Game
+from app.models import Game, ProblemDetails
 from app.routes.api import GameId, problem
 
 router = APIRouter()
@@ -36,7 +37,11 @@ def _current_version(engine, game_id: str) -> int | None:
     description="A `version` event carrying the game's version now, then one for every change. Read the game "
     "again when the version is newer than the one you have.",
     response_class=Response,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "An event stream"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "An event stream"},
+        404: {"model": ProblemDetails, "content": {"application/problem+json": {}}, "description": "Unknown game"},
+        422: {"model": ProblemDetails, "content": {"application/problem+json": {}}, "description": "Invalid id"},
+    },
 )
 @router.get("/g/{game_id}/events", name="game_events", include_in_schema=False)
 async def game_events(request: Request, game_id: GameId) -> Response:
@@ -49,24 +54,28 @@ async def game_events(request: Request, game_id: GameId) -> Response:
     shutting_down = anyio.Event()  # sse-starlette sets it when the server begins to shut down
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
-        async with broker.subscribe(game_id) as subscription, anyio.create_task_group() as watchers:
+        async with broker.subscribe(game_id) as subscription:
 
             async def close_on_shutdown() -> None:
                 await shutting_down.wait()
                 subscription.close()
 
-            watchers.start_soon(close_on_shutdown)
-            # Read again after subscribing: a save between the first read and the subscription is
-            # then either in this number or announced to the subscription; never lost.
-            last = await run_in_threadpool(_current_version, engine, game_id) or version
-            yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
-            while not subscription.closed:
-                newest = await subscription.wait()
-                if newest is not None and newest > last:
-                    last = newest
-                    yield ServerSentEvent(data=str(last), event="version")
-            # Shutting down: end the stream properly; the browser reconnects to another process.
-            watchers.cancel_scope.cancel()
+            # A plain task rather than a task group: a generator must not yield inside a cancel
+            # scope (a client that leaves early would make the scope exit out of order).
+            watcher = asyncio.ensure_future(close_on_shutdown())
+            try:
+                # Read again after subscribing: a save between the first read and the subscription
+                # is then either in this number or announced to the subscription; never lost.
+                last = await run_in_threadpool(_current_version, engine, game_id) or version
+                yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
+                while not subscription.closed:
+                    newest = await subscription.wait()
+                    if newest is not None and newest > last:
+                        last = newest
+                        yield ServerSentEvent(data=str(last), event="version")
+                # Shutting down: the stream ends properly; the browser reconnects to another process.
+            finally:
+                watcher.cancel()
 
     return EventSourceResponse(
         stream(),

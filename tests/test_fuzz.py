@@ -1,0 +1,193 @@
+"""schemathesis over the app's own OpenAPI document: no 5xx, and no answer outside the documented schema.
+
+Every operation gets at least 100 generated requests (valid and invalid bodies, path parameters and
+headers), sent in-process to the ASGI app, and each answer goes through schemathesis' checks: no
+server error, a documented status code, content type and headers, a body that matches the documented
+schema, and invalid input refused.
+
+A fuzzer on its own mostly meets "no such game" and "no key". So each operation's run starts with a
+real game (four players, three rounds, a far target), and every request may be aimed at it: its id
+instead of the generated one, round 1 instead of the generated number, its real edit key (or a wrong
+one) in Authorization, and for rounds and new games a body that the rules accept. Which of these a
+request gets is drawn by hypothesis, so it shrinks and replays like the rest of the case. A key
+rotation that succeeds hands its new key on to the next requests. Each run must have reached the
+success path at least once, or it proves little.
+
+Left out: GET /api/v1/games/{game_id}/events, the Server-Sent Events stream. It never ends by itself
+(it waits for the next change), so the fuzzer's requests to the real game would hang until their
+timeout; the stream is tested in tests/test_live.py and tests/test_security.py instead.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.config import SchemathesisConfig
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from app.config import Settings
+from app.main import create_app
+from app.migrations import upgrade
+from tests.conftest import WORKED_EXAMPLE_PLAYERS
+
+EVENTS_PATH = "/api/v1/games/{game_id}/events"
+EXAMPLES_PER_OPERATION = 100
+ROUNDS = [[(3, 0), (2, 4), (1, 6), (0, 8)], [(0, 5), (6, 0), (2, 2), (1, 1)], [(5, 1), (4, 2), (0, 0), (7, 3)]]
+
+# positive_data_acceptance expects every schema-valid request to succeed. Ours are refused, rightly,
+# when the rules say no (422: a round with 41 Dutch cards, a game of one player, two players with one
+# name) or when an If-Match is stale (412): things a JSON schema cannot express. Every other default
+# check runs; not_a_server_error and response_schema_conformance are among them.
+EXCLUDED_CHECKS = [positive_data_acceptance]
+# Invalid input may also be refused with 413: a generated body over the 64 KiB limit is turned away
+# before anyone reads it (schemathesis' default list for negative_data_rejection lacks 413).
+REFUSALS = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
+CONFIG = SchemathesisConfig.from_dict({"checks": {"negative_data_rejection": {"expected-statuses": REFUSALS}}})
+
+
+def _without_lifespan(app: FastAPI):
+    """The app as schemathesis sees it: the fixture runs (and ends) the app's lifespan itself.
+
+    Refusing the lifespan scope tells schemathesis that the app has none, so it does not start a
+    second one that would stay open until the interpreter exits.
+    """
+
+    async def asgi(scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            raise RuntimeError("the test fixture runs this app's lifespan")
+        await app(scope, receive, send)
+
+    return asgi
+
+
+def _load_schema():
+    """The document the app serves at /openapi.json, fetched from an app whose database is never opened.
+
+    Each operation's test then gets an app and a database of its own from the fixtures and sends its
+    requests there, in-process (case.call(app=...)). (schemathesis.pytest.from_fixture would do the
+    same, but it fails under pytest 9.2: it sets Function._nodeid, which pytest no longer has.)
+    """
+    unused = Path(tempfile.gettempdir()) / "blitzboard-openapi-only.db"  # never connected to, so never created
+    app = create_app(Settings(database_url=f"sqlite:///{unused}", _env_file=None))
+    try:
+        return schemathesis.openapi.from_asgi("/openapi.json", _without_lifespan(app), config=CONFIG)
+    finally:
+        app.state.engine.dispose()
+
+
+# The event stream is left out: see the module's docstring.
+schema = _load_schema().exclude(path=EVENTS_PATH)
+
+
+@pytest.fixture
+def fuzz_app(database_url: str) -> Iterator[FastAPI]:
+    # Limits high enough for the fuzzer's hundreds of requests; 429 is tested in tests/test_security.py.
+    app = create_app(
+        Settings(database_url=database_url, games_per_minute=1_000_000, wrong_keys_per_minute=1_000_000, _env_file=None)
+    )
+    upgrade(app.state.engine)
+    with TestClient(app):  # the lifespan, for the whole run
+        yield app
+    app.state.engine.dispose()
+
+
+@pytest.fixture
+def real_game(fuzz_app: FastAPI) -> dict[str, Any]:
+    """A game with three rounds and a far target, so that most valid writes to it succeed."""
+    client = TestClient(fuzz_app)
+    created = client.post("/api/v1/games", json={"players": WORKED_EXAMPLE_PLAYERS, "rules": {"target": 5000}})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    player_ids = [p["id"] for p in game["players"]]
+    for counts in ROUNDS:
+        added = client.post(
+            f"/api/v1/games/{game['id']}/rounds",
+            json=_round(player_ids, counts),
+            headers={"Authorization": f"Bearer {game['edit_key']}"},
+        )
+        assert added.status_code == 201, added.text
+    return {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids}
+
+
+@pytest.fixture
+def statuses(request: pytest.FixtureRequest) -> Iterator[list[int]]:
+    """The status of every answer in one operation's run; at the end, the success path must be among them."""
+    seen: list[int] = []
+    failed_before = request.session.testsfailed
+    yield seen
+    if request.session.testsfailed > failed_before:
+        return  # the run stopped at a failure, which says all there is to say
+    assert len(seen) >= EXAMPLES_PER_OPERATION, f"only {len(seen)} requests were sent"
+    assert any(200 <= status < 300 for status in seen), f"the run never reached the success path: {sorted(set(seen))}"
+
+
+def _round(player_ids: list[int], counts: list[tuple[int, int]]) -> dict[str, Any]:
+    return {
+        "scores": [
+            {"player_id": pid, "dutch": dutch, "blitz": blitz}
+            for pid, (dutch, blitz) in zip(player_ids, counts, strict=True)
+        ]
+    }
+
+
+def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
+    """Point some of the generated requests at the real game, with its key and bodies the rules accept.
+
+    A third go out as generated; a third go to the real game with some of the rest drawn; a third go
+    to the real game with everything it takes to succeed (real key, round 1, a body the rules accept,
+    no If-Match), keeping whatever else was generated (Idempotency-Key, a new game's name and rules).
+    """
+    aim = data.draw(st.sampled_from(["as generated", "the real game", "everything right"]), label="aim")
+    if aim == "as generated":
+        return
+    full = aim == "everything right"
+    # Containers are replaced, never changed in place: schemathesis notices an assignment and re-judges
+    # whether the case is still invalid (for its negative_data_rejection check).
+    path_parameters = dict(case.path_parameters)
+    if "game_id" in path_parameters:
+        path_parameters["game_id"] = game["id"]
+    if "number" in path_parameters and (full or data.draw(st.booleans(), label="round 1")):
+        path_parameters["number"] = 1
+    case.path_parameters = path_parameters
+    headers = case.headers.copy()
+    key = "real" if full else data.draw(st.sampled_from(["generated", "real", "wrong"]), label="edit key")
+    if key == "real":
+        headers["Authorization"] = f"Bearer {game['key']}"
+    elif key == "wrong":
+        headers["Authorization"] = "Bearer " + "x" * 32
+    if full:
+        headers.pop("If-Match", None)
+    case.headers = headers
+    if not isinstance(case.body, dict) or not (full or data.draw(st.booleans(), label="a body the rules accept")):
+        return
+    if "/rounds" in case.path:
+        case.body = _round(game["player_ids"], data.draw(st.sampled_from(ROUNDS), label="round"))
+    elif case.path == "/api/v1/games":
+        case.body = case.body | {"players": [{"name": "Ana"}, {"name": "Ben", "starting_score": -3}]}
+
+
+@schema.parametrize()
+@schema.given(data=st.data())
+@settings(
+    max_examples=EXAMPLES_PER_OPERATION,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_every_operation_answers_within_its_documented_schema(
+    case, data: st.DataObject, fuzz_app: FastAPI, real_game: dict[str, Any], statuses: list[int]
+):
+    _aim(case, data, real_game)
+    response = case.call(app=_without_lifespan(fuzz_app))
+    statuses.append(response.status_code)
+    case.validate_response(response, excluded_checks=EXCLUDED_CHECKS)
+    if case.method == "POST" and case.path.endswith("/key") and response.status_code == 200:
+        real_game["key"] = response.json()["edit_key"]  # the old key stopped working
