@@ -1,0 +1,325 @@
+"""Scaling with game length: time per request for the scorekeeper's page and the game's JSON (and the view
+page, and the save itself) for games of 10, 100 and 1,000 rounds with 8 players. The cost should grow at
+most linearly with rounds.
+
+    .venv/bin/python bench/game_length.py
+
+The games are built through the API on a real server (`blitzboard serve`, a SQLite file); while building,
+the time of each save is kept, so the save's own growth shows too. Then one client times N sequential
+requests of each page at each length (bounded by a count and a time limit) on a keep-alive connection.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import variants
+from common import (
+    BenchGame,
+    Connection,
+    Server,
+    add_round,
+    command_line,
+    create_games,
+    kib,
+    machine,
+    machine_line,
+    median,
+    ms,
+    print_table,
+    round_body,
+    sqlite_database,
+    start_app,
+    start_factory,
+    table,
+    write_section,
+)
+
+LENGTHS = [10, 100, 1000]
+PLAYERS = 8
+REQUESTS = {10: 200, 100: 100, 1000: 30}
+TIME_LIMIT_S = 10.0
+SAVE_WINDOW = 20  # the save's time at length n: the median of the saves that made the last 20 rounds
+BUILD_LIMIT_S = 120.0
+SAVE = "save (POST a round)"
+EXPERIMENT = f"*experiment*: {variants.describe('gc_tuning')}"
+API_BUILD_LIMIT = 100  # longer games: rounds written straight to the database, the last 10 through the API
+
+
+@dataclass
+class Timing:
+    what: str
+    server: str
+    rounds: int
+    times: list[float]
+    size: int
+
+    @property
+    def median(self) -> float:
+        return median(self.times)
+
+
+def insert_rounds(database_url: str, game: BenchGame, count: int) -> None:
+    """Write `count` valid rounds straight into the database, as the save would have written them.
+
+    A save reads and answers the whole game, so building 1,000 rounds through the API costs the sum of
+    1,000 ever longer saves (minutes: see the save's own row). The rounds in between are written here in
+    one transaction; the first and last rounds still go through the API.
+    """
+    from sqlalchemy import insert, update
+    from sqlmodel import Session
+
+    from app.db import make_engine
+    from app.models import Game, Round, RoundScore, utcnow
+
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as session:
+            for _ in range(count):
+                body = round_body(game, game.rounds)
+                round_id = session.execute(
+                    insert(Round).values(game_id=game.id, created_at=utcnow()).returning(Round.id)
+                ).scalar_one()
+                session.execute(insert(RoundScore), [{"round_id": round_id, **score} for score in body["scores"]])
+                game.rounds += 1
+            session.execute(update(Game).where(Game.id == game.id).values(version=Game.version + count))
+            session.commit()
+    finally:
+        engine.dispose()
+
+
+async def build(servers: dict[str, Server], database_url: str) -> tuple[dict[int, BenchGame], list[Timing]]:
+    """The games, and the time of the saves that made their last rounds (alternating between the servers)."""
+    connections = {name: await Connection(s.host, s.port).open() for name, s in servers.items()}
+    first = next(iter(connections.values()))
+    games: dict[int, BenchGame] = {}
+    save_times: dict[tuple[str, int], list[float]] = {}
+    # Warm each server's code paths (a game, a few saves) so the first timed saves are not the first ever.
+    for connection in connections.values():
+        (spare,) = await create_games(connection, 1, players=PLAYERS)
+        for _ in range(5):
+            await add_round(connection, spare)
+    deadline = time.perf_counter() + BUILD_LIMIT_S
+    for length in LENGTHS:
+        (game,) = await create_games(first, 1, players=PLAYERS)
+        api_from = 1 if length <= API_BUILD_LIMIT else length - SAVE_WINDOW + 1
+        if api_from > 1:
+            await asyncio.to_thread(insert_rounds, database_url, game, api_from - 1)
+        for number in range(api_from, length + 1):
+            if time.perf_counter() > deadline:
+                raise SystemExit(f"building the games took over {BUILD_LIMIT_S:.0f} s (at round {number} of {length})")
+            name = list(connections)[number % len(connections)] if number > length - SAVE_WINDOW else "app"
+            started = time.perf_counter()
+            answer = await add_round(connections[name], game)
+            took = time.perf_counter() - started
+            if answer.status != 201:
+                raise RuntimeError(f"save answered {answer.status}: {answer.body[:200]!r}")
+            if number > length - SAVE_WINDOW:
+                save_times.setdefault((name, length), []).append(took)
+        check = (await first.request("GET", f"/api/v1/games/{game.id}")).json()
+        assert len(check["rounds"]) == length, (len(check["rounds"]), length)
+        answer = await first.request("GET", f"/g/{game.id}/edit/{game.key}")
+        game.extra["cookie"] = answer.headers["set-cookie"].split(";", 1)[0]
+        games[length] = game
+    for connection in connections.values():
+        await connection.close()
+    saves = [Timing(SAVE, name, length, times, 0) for (name, length), times in save_times.items()]
+    return games, saves
+
+
+async def time_requests(servers: dict[str, Server], games: dict[int, BenchGame]) -> list[Timing]:
+    timings = []
+    for length, game in games.items():
+        pages = {
+            "scorekeeper's page": (f"/g/{game.id}/score", {"Cookie": game.extra["cookie"]}),
+            "view page": (f"/g/{game.id}", {}),
+            "game JSON": (f"/api/v1/games/{game.id}", {}),
+        }
+        for what, (path, headers) in pages.items():
+            for name, server in servers.items():
+                connection = await Connection(server.host, server.port).open()
+                warm = await connection.request("GET", path, headers)
+                if warm.status != 200:
+                    raise RuntimeError(f"{what} answered {warm.status}")
+                times = []
+                deadline = time.perf_counter() + TIME_LIMIT_S
+                for _ in range(REQUESTS[length]):
+                    if time.perf_counter() > deadline:
+                        break
+                    started = time.perf_counter()
+                    answer = await connection.request("GET", path, headers)
+                    times.append(time.perf_counter() - started)
+                    assert answer.status == 200
+                await connection.close()
+                timings.append(Timing(what, name, length, times, len(warm.body)))
+                print(
+                    f"  {what}, {length} rounds, {name}: median {ms(median(times))} ms over {len(times)}, "
+                    f"{kib(len(warm.body))} KiB"
+                )
+    return timings
+
+
+def growth(values: dict[int, float]) -> tuple[float, float, float, float]:
+    """t100/t10, t1000/t100, and the cost of one more round between 10 and 100 and between 100 and 1,000."""
+    low = (values[100] - values[10]) / 90
+    high = (values[1000] - values[100]) / 900
+    return values[100] / values[10], values[1000] / values[100], low, high
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Request times for games of 10, 100 and 1,000 rounds.")
+    parser.add_argument("--no-experiments", action="store_true", help="skip the variant with the GC tuning flipped")
+    args = parser.parse_args()
+    info = machine()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="blitzboard-bench-") as tmp:
+        directory = Path(tmp)
+        with sqlite_database(directory) as url:
+            servers: dict[str, Server] = {}
+            try:
+                servers["app"] = start_app(url, directory / "server.log")
+                if not args.no_experiments:
+                    # The same database, served by a second process: the app with its GC tuning flipped.
+                    servers[EXPERIMENT] = start_factory("variants:gc_tuning", directory / "experiment.log", url)
+                games, saves = asyncio.run(build(servers, url))
+                built = time.monotonic() - started
+                print(f"  built the games in {built:.0f} s")
+                timings = asyncio.run(time_requests(servers, games)) + saves
+            finally:
+                for server in servers.values():
+                    server.stop()
+    print(f"took {time.monotonic() - started:.0f} s")
+    write(timings, info, built)
+
+
+def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
+    whats = ["scorekeeper's page", "view page", "game JSON", SAVE]
+    names = list(dict.fromkeys(t.server for t in timings))
+    header = [
+        "request",
+        "server",
+        *(f"{n} rounds (ms)" for n in LENGTHS),
+        "t100 / t10",
+        "t1000 / t100",
+        "one more round costs (10→100, 100→1,000)",
+    ]
+    rows = []
+    verdicts: dict[tuple[str, str], tuple[float, float, float, float]] = {}
+    for what in whats:
+        for name in names:
+            values = {t.rounds: t.median for t in timings if t.what == what and t.server == name}
+            if len(values) < len(LENGTHS):
+                continue
+            verdicts[what, name] = a, b, low, high = growth(values)
+            rows.append(
+                [
+                    what,
+                    "the app" if name == "app" else name,
+                    *(ms(values[n]) for n in LENGTHS),
+                    f"{a:.1f}",
+                    f"{b:.1f}",
+                    f"{low * 1e6:.0f} µs, {high * 1e6:.0f} µs",
+                ]
+            )
+    sizes = [
+        [what, *(kib(next(t.size for t in timings if t.what == what and t.rounds == n)) for n in LENGTHS)]
+        for what in whats
+        if what != SAVE
+    ]
+    print()
+    print_table(header, rows)
+
+    # At most linear: ten times the rounds costs at most ten times as much.
+    def linear(what: str, name: str = "app") -> bool:
+        return verdicts[what, name][1] <= 10.0
+
+    met = all(linear(what) for what in whats)
+    worst = max(whats, key=lambda w: verdicts[w, "app"][1])
+    figure = ", ".join(f"{w} {verdicts[w, 'app'][1]:.1f}" for w in whats)
+    flipped = [w for w in whats if (w, EXPERIMENT) in verdicts]
+    flipped_figure = ", ".join(f"{w} {verdicts[w, EXPERIMENT][1]:.1f}" for w in flipped)
+    why = (
+        "every request loads, re-scores and renders the whole game (all rounds × players: the pages' history "
+        "and chart, the JSON's rounds; a save loads it twice and answers it whole), so the work is linear"
+    )
+    gc_story = (
+        "a 1,000-round request builds tens of thousands of objects, which with Python's default collector "
+        "settings set off full collections over the whole heap (its own objects included) while it runs, "
+        "so a longer game pays for more collections that each cost more"
+    )
+    if variants.app_tunes_gc():
+        why += "; the app tunes Python's garbage collector at start-up (app/main.py)"
+        if flipped:
+            why += f". Without that (experiment, same run) t1000/t100 was {flipped_figure}: {gc_story}"
+        close = (
+            "keep the GC tuning; to make long games cheaper, not just linear: load the game once per save, "
+            "answer a save with less than the whole game, and show the latest rounds with the rest behind a link"
+        )
+    else:
+        if flipped:
+            why += f"; with the collector tuned (experiment, same run) t1000/t100 was {flipped_figure}"
+            if not met:
+                why += f". What makes it superlinear: {gc_story}"
+        close = (
+            "in the app's start-up: gc.collect(); gc.freeze(); gc.set_threshold(50_000, 20, 20) (the experiment "
+            "rows); then fewer objects per round (load the game once per save) and pages that show the latest "
+            "rounds with the rest behind a link"
+        )
+    targets = [
+        {
+            "target": "cost grows at most linearly with rounds",
+            "figure": f"t1000/t100 (10 = linear): {figure}",
+            "met": met,
+            "margin": f"worst {verdicts[worst, 'app'][1]:.1f} ({worst})"
+            if met
+            else f"worst {verdicts[worst, 'app'][1]:.1f}× for 10× the rounds ({worst}); superlinear: "
+            + ", ".join(w for w in whats if not linear(w)),
+            "why": why,
+            "close": close,
+        }
+    ]
+    body = [
+        "## 4. Scaling with game length\n",
+        f"Command: `{command_line()}`  \nMachine: {machine_line(info)}\n",
+        f"Three games of {PLAYERS} players with {', '.join(str(n) for n in LENGTHS)} rounds on one "
+        f"`blitzboard serve` (a SQLite file), built in {built:.0f} s: through the API up to "
+        f"{API_BUILD_LIMIT} rounds; the 1,000-round game gets its first {LENGTHS[-1] - SAVE_WINDOW} rounds "
+        "written straight into the database (the same rows a save writes, checked afterwards through the "
+        "API) and its last ones through the API, because a save reads and answers the whole game and 1,000 "
+        "saves in a row take many minutes. One client on a keep-alive connection then times sequential GETs "
+        "of each page (the scorekeeper's page with its edit cookie): the median over up to "
+        f"{' / '.join(str(REQUESTS[n]) for n in LENGTHS)} requests (or {TIME_LIMIT_S:.0f} s) after one "
+        "warm-up request. The save's figure is the median of the saves that made the last "
+        f"{SAVE_WINDOW} rounds of each game (all 10 of the shortest), alternating between the servers, after "
+        "a few unmeasured saves on another game. *Experiment*: a second server process on the same database "
+        f"runs the app with its garbage-collector tuning flipped (bench/variants.py `gc_tuning`: "
+        f"{variants.describe('gc_tuning')}; the tuning is gc.freeze() after start-up and a first-generation "
+        "threshold of 50,000). At most linear: 10× the rounds costs at most 10× the time (t1000 / t100 ≤ 10); "
+        "the cost of one more round is shown too (the fixed cost per request keeps t100 / t10 well under 10 "
+        "whatever the growth).\n",
+        table(header, rows),
+        "Answer sizes (identity-encoded, the same from both servers):\n",
+        table(["request", *(f"{n} rounds (KiB)" for n in LENGTHS)], sizes),
+    ]
+    result = {
+        "machine": info,
+        "command": command_line(),
+        "medians_ms": {
+            f"{what} · {name}": {
+                str(t.rounds): round(t.median * 1000, 3) for t in timings if t.what == what and t.server == name
+            }
+            for what in whats
+            for name in names
+        },
+        "targets": targets,
+    }
+    write_section("game_length", "\n".join(body), result)
+
+
+if __name__ == "__main__":
+    main()
