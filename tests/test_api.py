@@ -1082,3 +1082,16 @@ def test_docs_answer(client: TestClient):
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert "/openapi.json" in response.text
+
+
+def test_every_answer_matches_the_documented_game_model_exactly(make_game):
+    """The game JSON is built by hand (for speed): it must stay what models.GamePublic documents."""
+    from app.models import GameCreated, GamePublic
+
+    game = make_game()
+    created = GameCreated.model_validate(game.body)
+    assert created.model_dump(mode="json") == game.body
+    answers = [game.add_round(WORKED_EXAMPLE_ROUND).json(), game.get()]
+    answers.append(game.client.delete(f"/api/v1/games/{game.id}/rounds/1", headers=game.auth).json())
+    for body in answers:
+        assert GamePublic.model_validate(body).model_dump(mode="json") == body

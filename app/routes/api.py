@@ -25,7 +25,8 @@ PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"
 
 
-def get_games(request: Request, session: SessionDep) -> Games:
+async def get_games(request: Request, session: SessionDep) -> Games:
+    # async: building it does no I/O, and a sync dependency would cost a hop through the thread pool.
     return Games(session, request.app.state.broker, request.app.state.settings)
 
 
