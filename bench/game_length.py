@@ -245,7 +245,7 @@ def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
     flipped_figure = ", ".join(f"{w} {verdicts[w, EXPERIMENT][1]:.1f}" for w in flipped)
     why = (
         "every request loads, re-scores and renders the whole game (all rounds × players: the pages' history "
-        "and chart, the JSON's rounds; a save loads it twice and answers it whole), so the work is linear"
+        "and chart, the JSON's rounds; a save loads it once and answers it whole), so the work is linear"
     )
     gc_story = (
         "a 1,000-round request builds tens of thousands of objects, which with Python's default collector "
@@ -257,8 +257,8 @@ def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
         if flipped:
             why += f". Without that (experiment, same run) t1000/t100 was {flipped_figure}: {gc_story}"
         close = (
-            "keep the GC tuning; to make long games cheaper, not just linear: load the game once per save, "
-            "answer a save with less than the whole game, and show the latest rounds with the rest behind a link"
+            "keep the GC tuning; to make long games cheaper, not just linear: answer a save with less than the "
+            "whole game, and show the latest rounds with the rest behind a link"
         )
     else:
         if flipped:

@@ -17,6 +17,7 @@ from app.config import Settings
 from app.db import make_engine
 from app.main import create_app
 from app.migrations import upgrade
+from tests.servers import migrated
 
 # The worked example of DESIGN.md: scores before the round, then the round itself.
 WORKED_EXAMPLE_PLAYERS = [
@@ -54,16 +55,6 @@ def _create_pg_database() -> str:
 def _drop_pg_database(url: str) -> None:
     with _pg_admin() as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)')
-
-
-def migrated(url: str) -> str:
-    """Bring a database to the newest migration (the way `blitzboard serve` does) and give back its URL."""
-    engine = make_engine(url)
-    try:
-        upgrade(engine)
-    finally:
-        engine.dispose()
-    return url
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,8 @@
-"""Real server processes for tests that need one (live updates across processes, shutdown, crashes)."""
+"""Real server processes for the tests that need one (browser, live updates, shutdown, crashes, logs).
+
+The server is the app as `blitzboard serve` runs it: its own uvicorn process on a migrated database,
+so the event streams, htmx, the CSP and the cookies all work for real.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,16 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 
+from app.db import make_engine
+from app.migrations import upgrade
+
 ROOT = Path(__file__).resolve().parent.parent
+STARTUP_SECONDS = 30
 
 
 def free_port() -> int:
@@ -24,68 +32,79 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def migrated(url: str) -> str:
+    """Bring a database to the newest migration (the way `blitzboard serve` does) and give back its URL."""
+    engine = make_engine(url)
+    try:
+        upgrade(engine)
+    finally:
+        engine.dispose()
+    return url
+
+
 @dataclass
 class Server:
-    url: str
-    process: subprocess.Popen
+    """A uvicorn process serving the app; stop() and start() again keep its port and database."""
+
+    database_url: str
     log: Path
+    port: int = field(default_factory=free_port)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: Path = ROOT
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def output(self) -> str:
-        return self.log.read_text(errors="replace")
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
+    def start(self) -> Server:
+        environment = os.environ | {"BLITZBOARD_DATABASE_URL": self.database_url, "BLITZBOARD_LOG_LEVEL": "warning"}
+        environment.pop("DATABASE_URL", None)
+        environment |= self.env
+        command = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1"]
+        command += ["--port", str(self.port), "--no-access-log", "--timeout-graceful-shutdown", "5"]
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                command, cwd=self.cwd, env=environment, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.output()}")
             try:
-                self.process.wait(timeout)
+                if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)  # polling until the server is up, not an assertion
+        self.stop(signal.SIGKILL)
+        raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s:\n{self.output()}")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int | None:
+        """Stop the process (SIGTERM: gracefully) and give its exit status."""
+        process = self.process
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.send_signal(sig)
+            try:
+                process.wait(timeout)
             except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        return self.process.returncode
+                process.kill()
+                process.wait(5)
+        return process.returncode
 
 
 def start_server(
     database_url: str, log: Path, port: int | None = None, env: dict[str, str] | None = None, cwd: Path = ROOT
 ) -> Server:
-    port = port or free_port()
-    environment = os.environ | {"BLITZBOARD_DATABASE_URL": database_url, "BLITZBOARD_LOG_LEVEL": "warning"}
-    environment.pop("DATABASE_URL", None)
-    environment |= env or {}
-    handle = log.open("ab")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-            "--timeout-graceful-shutdown",
-            "5",
-        ],
-        cwd=cwd,
-        env=environment,
-        stdout=handle,
-        stderr=subprocess.STDOUT,
-    )
-    handle.close()
-    server = Server(f"http://127.0.0.1:{port}", process, log)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited early:\n{server.output()}")
-        try:
-            if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    server.stop(signal.SIGKILL)
-    raise RuntimeError(f"server did not start:\n{server.output()}")
+    server = Server(database_url, log, env=env or {}, cwd=cwd)
+    if port:
+        server.port = port
+    return server.start()
 
 
 @contextmanager

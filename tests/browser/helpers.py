@@ -1,16 +1,11 @@
 """What the browser tests and scripts/screenshots.py share: the server process, Chromium, and the pages.
 
-The server is the app as `scripts/run` serves it: its own uvicorn process on a migrated SQLite file,
-so the event stream, htmx, the CSP and the cookies all work for real.
+The server is tests/servers.Server: the app in its own uvicorn process on a migrated database.
 """
 
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,9 +13,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Browser, Locator, Page, Playwright, expect
 
-from app.config import ROOT
-from app.db import make_engine
-from app.migrations import upgrade
+from tests.servers import Server, migrated
 
 CHROMIUM = os.environ.get("BLITZBOARD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -32,7 +25,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
-STARTUP_SECONDS = 30
 
 # The worked example of DESIGN.md: scores before the round, then the round (dutch, blitz) per player.
 WORKED_NAMES = ["Ana", "Ben", "Cy", "Dee"]
@@ -40,79 +32,11 @@ WORKED_STARTS = [58, 70, 30, 20]
 WORKED_ROUND = [(22, 0), (14, 3), (11, 5), (9, 7)]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def migrate(database_url: str) -> None:
-    engine = make_engine(database_url)
-    try:
-        upgrade(engine)
-    finally:
-        engine.dispose()
-
-
-@dataclass
-class Server:
-    """A uvicorn process serving the app; stop() and start() again keep its port and database."""
-
-    database_url: str
-    port: int
-    log: Path
-    process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def start(self) -> None:
-        env = os.environ | {
-            "BLITZBOARD_DATABASE_URL": self.database_url,
-            "BLITZBOARD_LOG_LEVEL": "warning",
-            "BLITZBOARD_GAMES_PER_MINUTE": "10000",  # the tests create games faster than a table does
-        }
-        env.pop("DATABASE_URL", None)
-        command = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--no-access-log", "--timeout-graceful-shutdown", "3"]
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.output()}")
-            try:
-                if httpx.get(self.url + "/", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the server did not answer within {STARTUP_SECONDS} s:\n{self.output()}")
-            time.sleep(0.1)  # polling until the server is up, not an assertion
-
-    def stop(self) -> None:
-        process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
 def start_server(directory: Path, database_url: str | None = None) -> Server:
     """A server on `database_url` (default: a new SQLite file in `directory`), migrated first."""
-    database_url = database_url or f"sqlite:///{directory / 'blitzboard.db'}"
-    migrate(database_url)
-    server = Server(database_url, free_port(), directory / "server.log")
-    server.start()
-    return server
+    database_url = migrated(database_url or f"sqlite:///{directory / 'blitzboard.db'}")
+    # The tests create games faster than a table does.
+    return Server(database_url, directory / "server.log", env={"BLITZBOARD_GAMES_PER_MINUTE": "10000"}).start()
 
 
 def launch_chromium(playwright: Playwright) -> Browser:
