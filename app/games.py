@@ -529,9 +529,29 @@ class Games:
         holder gets the answer back).
         """
         with serial_writes(self.session):
-            return self._write_now(game_id, credential, change, if_match, idempotency, status, answer, secret_answer)
+            return self._write_now(
+                game_id,
+                credential,
+                change,
+                if_match=if_match,
+                idempotency=idempotency,
+                status=status,
+                answer=answer,
+                secret_answer=secret_answer,
+            )
 
-    def _write_now(self, game_id, credential, change, if_match, idempotency, status, answer, secret_answer) -> Outcome:
+    def _write_now(
+        self,
+        game_id: str,
+        credential: Credential,
+        change: Callable[[GameView], Played | None],
+        *,
+        if_match: str | None,
+        idempotency: Idempotency | None,
+        status: int,
+        answer: Callable[[GameView], dict[str, Any]],
+        secret_answer: bool,
+    ) -> Outcome:
         session = self.session
         begin_write(session)
         try:
