@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import Engine, delete, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -186,20 +186,42 @@ def to_public(view: GameView) -> dict[str, Any]:
 
 
 def load_view(session: Session, game: Game) -> GameView:
-    """The game, its players and what its rounds mean: three queries whatever the game's length.
+    return load_views(session, [game])[0]
+
+
+def load_views(session: Session, games: list[Game]) -> list[GameView]:
+    """Games, their players and what their rounds mean: three queries however many games and rounds.
 
     Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
     """
-    players = list(session.exec(select(Player).where(Player.game_id == game.id).order_by(Player.seat)))
-    round_ids = list(session.exec(select(Round.id).where(Round.game_id == game.id).order_by(Round.id)))
-    scores: dict[int, list[scoring.Score]] = {round_id: [] for round_id in round_ids}
+    ids = [game.id for game in games]
+    players: dict[str, list[Player]] = {game_id: [] for game_id in ids}
+    for player in session.exec(select(Player).where(Player.game_id.in_(ids)).order_by(Player.seat)):
+        players[player.game_id].append(player)
+    rounds: dict[str, list[int]] = {game_id: [] for game_id in ids}
+    for game_id, round_id in session.exec(
+        select(Round.game_id, Round.id).where(Round.game_id.in_(ids)).order_by(Round.id)
+    ):
+        rounds[game_id].append(round_id)
+    scores: dict[int, list[scoring.Score]] = {
+        round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
+    }
     for round_id, player_id, dutch, blitz in session.exec(
         select(RoundScore.round_id, RoundScore.player_id, RoundScore.dutch, RoundScore.blitz)
         .join(Round, RoundScore.round_id == Round.id)
-        .where(Round.game_id == game.id)
+        .where(Round.game_id.in_(ids))
     ):
         scores[round_id].append(scoring.Score(player_id, dutch, blitz))
-    return scored_view(game, players, [(round_id, scores[round_id]) for round_id in round_ids])
+    return [
+        scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]])
+        for game in games
+    ]
+
+
+def current_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
+    """The version of each game that exists (for event streams, which outlive any request's session)."""
+    with Session(engine) as session:
+        return dict(session.exec(select(Game.id, Game.version).where(Game.id.in_(game_ids))).all())
 
 
 def scored_view(game: Game, players: list[Player], played: Played) -> GameView:
@@ -319,15 +341,8 @@ class Games:
             raise GameNotFound(f"There is no game {game_id!r}.")
         return load_view(self.session, game)
 
-    def version(self, game_id: str) -> int | None:
-        return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
-
     def key_hash(self, game_id: str) -> str | None:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
-
-    def versions(self, game_ids: list[str]) -> dict[str, int]:
-        rows = self.session.exec(select(Game.id, Game.version).where(Game.id.in_(game_ids)))
-        return dict(rows.all())
 
     def existing(self, game_ids: list[str]) -> list[Game]:
         if not game_ids:

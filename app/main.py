@@ -7,14 +7,14 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
-from sqlmodel import Session
 
 from app.assets import static_files
 from app.config import Settings, get_settings
 from app.db import make_engine
-from app.games import Games
+from app.games import current_versions
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
@@ -33,14 +33,6 @@ Keep score of Dutch Blitz games from your own program.
 * Errors are `application/problem+json` with `type`, `title`, `status`, `detail`, and for 422 an
   `errors` list of `{field, message}`.
 """
-
-
-def _versions_of(app: FastAPI):
-    def versions(game_ids: list[str]) -> dict[str, int]:
-        with Session(app.state.engine) as session:
-            return Games(session, app.state.broker, app.state.settings).versions(game_ids)
-
-    return versions
 
 
 def _log_to_stderr_unless_configured(level: str) -> None:
@@ -77,7 +69,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if app.state.engine.dialect.name == "postgresql":
             # Several server processes share one database: hear each other's saves.
             listener = PostgresListener(
-                app.state.engine.url.render_as_string(hide_password=False), app.state.broker, _versions_of(app)
+                app.state.engine.url.render_as_string(hide_password=False),
+                app.state.broker,
+                partial(current_versions, app.state.engine),
             )
             await listener.start()
         try:

@@ -261,3 +261,35 @@ def test_a_writer_gives_up_with_locked_only_after_the_busy_timeout(sqlite_url: s
             first.rollback()
     finally:
         engine.dispose()
+
+
+def test_loading_games_costs_three_queries_however_many_games_and_rounds(client, make_game, app):
+    from sqlalchemy import event
+    from sqlmodel import Session, select
+
+    from app.games import load_view, load_views
+
+    handles = [make_game() for _ in range(4)]
+    for handle in handles[:3]:
+        for _ in range(3):
+            assert handle.add_round([(5, 0), (3, 2), (1, 4), (2, 1)]).status_code == 201
+    engine = app.state.engine
+    statements: list[str] = []
+
+    def count(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    with Session(engine) as session:
+        games = list(session.exec(select(Game).where(Game.id.in_([h.id for h in handles]))))
+        event.listen(engine, "before_cursor_execute", count)
+        try:
+            views = load_views(session, games)
+        finally:
+            event.remove(engine, "before_cursor_execute", count)
+        assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 3
+        # ...and each view is what loading that game alone gives.
+        for game, view in zip(games, views, strict=True):
+            alone = load_view(session, game)
+            assert view.public() == alone.public()
+            assert view.round_ids == alone.round_ids
+        assert sorted(len(v.round_ids) for v in views) == [0, 3, 3, 3]

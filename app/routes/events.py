@@ -14,10 +14,10 @@ import anyio
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from sqlmodel import Session, select
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 
-from app.models import Game, ProblemDetails
+from app.games import current_versions
+from app.models import ProblemDetails
 from app.routes.api import GameId, problem
 
 router = APIRouter()
@@ -26,8 +26,7 @@ RETRY_MS = 2000
 
 
 def _current_version(engine, game_id: str) -> int | None:
-    with Session(engine) as session:
-        return session.exec(select(Game.version).where(Game.id == game_id)).first()
+    return current_versions(engine, [game_id]).get(game_id)
 
 
 @router.get(

@@ -31,7 +31,7 @@ from app.games import (
     InvalidInput,
     KeyWrong,
     VersionMismatch,
-    load_view,
+    load_views,
 )
 from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate, ScoreIn
 from app.ratelimit import client_address, retry_after_header
@@ -284,8 +284,8 @@ def _your_games(request: Request, games: Games) -> tuple[list[dict[str, Any]], l
     stale = [gid for gid, key in keys.items() if gid not in found or not key_matches(key, found[gid].edit_key_hash)]
     mine = sorted((g for g in found.values() if g.id not in stale), key=lambda g: g.updated_at, reverse=True)
     rows = []
-    for game in mine[:MAX_YOUR_GAMES]:
-        view = load_view(games.session, game)
+    for view in load_views(games.session, mine[:MAX_YOUR_GAMES]):
+        game = view.game
         rows.append(
             {
                 "id": game.id,
