@@ -8,6 +8,8 @@ import queue
 import signal
 import socket
 import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -17,7 +19,7 @@ import pytest
 
 from app.live import Broker
 from tests.conftest import on_postgres
-from tests.servers import running_server
+from tests.servers import Server, running_server
 
 TWO_PLAYERS = {"players": [{"name": "Ana"}, {"name": "Ben"}], "rules": {"target": 10000}}
 WAIT = 15  # seconds: a bound for each wait, not a measurement
@@ -187,8 +189,19 @@ postgres_only = pytest.mark.skipif(
 )
 
 
-@postgres_only
-def test_a_save_on_one_process_reaches_a_stream_on_another(server_database_url: str, tmp_path: Path):
+@dataclass
+class TwoProcesses:
+    one: Server  # the save goes through this one
+    two: Server  # the view's stream is open on this one
+    game_id: str
+    auth: dict[str, str]
+    players: list[int]
+    stream: EventStream
+
+
+@pytest.fixture
+def two_processes(server_database_url: str, tmp_path: Path) -> Iterator[TwoProcesses]:
+    """Two server processes over one PostgreSQL database, a game, and a stream on the second at version 1."""
     with (
         running_server(server_database_url, tmp_path / "one.log") as one,
         running_server(server_database_url, tmp_path / "two.log") as two,
@@ -198,39 +211,36 @@ def test_a_save_on_one_process_reaches_a_stream_on_another(server_database_url: 
         try:
             assert stream.status() == "status 200"
             assert stream.next_version() == 1
-            assert add_round(one.url, game_id, auth, players) == 2
-            assert stream.next_version() == 2
-            # ...and the state the other process serves is the new one.
-            game = httpx.get(f"{two.url}/api/v1/games/{game_id}", timeout=WAIT).json()
-            assert game["version"] == 2 and len(game["rounds"]) == 1
+            yield TwoProcesses(one, two, game_id, auth, players, stream)
         finally:
             stream.close()
 
 
 @postgres_only
-def test_listener_reconnects_and_catches_up_after_losing_its_connection(server_database_url: str, tmp_path: Path):
-    with (
-        running_server(server_database_url, tmp_path / "one.log") as one,
-        running_server(server_database_url, tmp_path / "two.log") as two,
-    ):
-        game_id, auth, players = create_game(one.url)
-        stream = EventStream(f"{two.url}/g/{game_id}/events")
-        try:
-            assert stream.status() == "status 200"
-            assert stream.next_version() == 1
-            database = server_database_url.rsplit("/", 1)[1]
-            admin_url = server_database_url.rsplit("/", 1)[0] + "/postgres"
-            with psycopg.connect(admin_url, autocommit=True) as admin:
-                killed = admin.execute(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    "WHERE datname = %s AND query LIKE 'LISTEN%%'",
-                    (database,),
-                ).fetchone()[0]
-            assert killed >= 1  # the listeners of both processes
-            assert add_round(one.url, game_id, auth, players) == 2
-            assert stream.next_version() == 2
-        finally:
-            stream.close()
+def test_a_save_on_one_process_reaches_a_stream_on_another(two_processes: TwoProcesses):
+    t = two_processes
+    assert add_round(t.one.url, t.game_id, t.auth, t.players) == 2
+    assert t.stream.next_version() == 2
+    # ...and the state the other process serves is the new one.
+    game = httpx.get(f"{t.two.url}/api/v1/games/{t.game_id}", timeout=WAIT).json()
+    assert game["version"] == 2 and len(game["rounds"]) == 1
+
+
+@postgres_only
+def test_listener_reconnects_and_catches_up_after_losing_its_connection(
+    two_processes: TwoProcesses, server_database_url: str
+):
+    t = two_processes
+    database = server_database_url.rsplit("/", 1)[1]
+    admin_url = server_database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        killed = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s AND query LIKE 'LISTEN%%'",
+            (database,),
+        ).fetchone()[0]
+    assert killed >= 1  # the listeners of both processes
+    assert add_round(t.one.url, t.game_id, t.auth, t.players) == 2
+    assert t.stream.next_version() == 2
 
 
 def test_a_client_leaving_before_the_first_event_is_harmless(client, make_game):
