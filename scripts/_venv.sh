@@ -1,8 +1,13 @@
 # Sourced by scripts/run and scripts/test: makes .venv and installs the project into it, again only
 # when pyproject.toml has changed since the last install. Needs nothing but python3 (3.11+).
-# Usage: . scripts/_venv.sh [extra]   (extra: "test" to include the test dependencies)
+# Usage: . scripts/_venv.sh run|test   ("test" includes the test dependencies). Always name one:
+# a bare `.` would hand this file the caller's own arguments (scripts/run --port 9000).
 set -euo pipefail
-extra="${1:-}"
+case "${1:-}" in
+  run) extra="" ;;
+  test) extra="test" ;;
+  *) echo "scripts/_venv.sh: say 'run' or 'test'" >&2; exit 2 ;;
+esac
 python="${PYTHON:-python3}"
 if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
   echo "Blitzboard needs Python 3.11 or newer as '$python' (set PYTHON=/path/to/python3.11 to choose one)." >&2

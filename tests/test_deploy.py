@@ -102,3 +102,41 @@ def test_the_installed_package_runs_outside_the_source_tree(tmp_path: Path, serv
         assert page.status_code == 200 and "Start game" in page.text
         assert httpx.get(server.url + "/static/app.css", timeout=10).status_code == 200
         assert "approot" not in server.output()
+
+
+def test_the_readme_run_command_passes_its_options_to_the_server(tmp_path: Path):
+    """`scripts/run --port P` serves on P (its arguments once reached the venv helper instead)."""
+    import signal
+    import time
+
+    import httpx
+
+    from tests.servers import free_port
+
+    port = free_port()
+    env = os.environ | {"BLITZBOARD_DATABASE_URL": f"sqlite:///{tmp_path / 'run.db'}"}
+    env.pop("DATABASE_URL", None)
+    log = (tmp_path / "run.log").open("wb")
+    process = subprocess.Popen(
+        [str(ROOT / "scripts" / "run"), "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    try:
+        deadline = time.monotonic() + 180  # may install into .venv first
+        status = None
+        while time.monotonic() < deadline and process.poll() is None and status != 200:
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/", timeout=2).status_code
+            except httpx.TransportError:
+                time.sleep(0.2)  # polling until it is up, not an assertion
+        assert status == 200, (tmp_path / "run.log").read_text()
+        assert (tmp_path / "run.db").exists()  # migrated the configured database first
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(15)
+        log.close()
+
+
+def test_the_venv_helper_refuses_to_guess_what_to_install():
+    result = subprocess.run(["bash", "-c", ". scripts/_venv.sh --port 9000"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "say 'run' or 'test'" in result.stderr
