@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Where templates/, static/, alembic/ and alembic.ini live: the source tree, or BLITZBOARD_ROOT
@@ -27,6 +27,16 @@ class Settings(BaseSettings):
     public_url: str = ""
     # Writes that repeat an Idempotency-Key within this many hours get the first answer back.
     idempotency_hours: int = Field(default=48, ge=24)
+    # A retried key rotation gets its new key back only within this many minutes, only with the
+    # old key, and only while nothing else has changed the game (docs/security.md).
+    rotation_replay_minutes: int = Field(default=10, ge=1, le=24 * 60)
+    # The server secret that seals edit keys in replay records and MACs Idempotency-Keys. Not in
+    # the database. Empty: read from secret_file, created on first start (mode 0600).
+    secret_key: SecretStr = SecretStr("")
+    # Empty: beside the SQLite file (blitzboard.db.secret), or ./blitzboard.secret on PostgreSQL.
+    secret_file: str = ""
+    # Rounds one game may hold: a bound on what one save answers and one page shows.
+    max_rounds_per_game: int = Field(default=2000, ge=1, le=100_000)
     max_body_bytes: int = 64 * 1024
     # How long a browser remembers that it keeps score of a game.
     edit_cookie_days: int = 180

@@ -8,82 +8,54 @@ stores the answer for later retries, commits, and only then publishes "game X is
 
 from __future__ import annotations
 
-import hashlib
-import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, delete, insert
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, select
 
 from app import scoring
 from app.config import Settings
 from app.db import begin_write, serial_writes
+from app.errors import (
+    GameError,
+    GameIsOver,
+    GameNotFound,
+    IdempotencyKeyReused,
+    InvalidInput,
+    KeyMissing,
+    KeyWrong,
+    ReplayUnavailable,
+    TooManyRounds,
+    VersionMismatch,
+)
+from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, WRITE, Idempotency, Replays, restore, snapshot
 from app.live import Broker
 from app.live_pg import notify_in_transaction
-from app.models import (
-    Game,
-    GameCreate,
-    GameUpdate,
-    IdempotencyRecord,
-    Player,
-    Round,
-    RoundIn,
-    RoundScore,
-    utcnow,
-)
+from app.models import Game, GameCreate, GameUpdate, IdempotencyRecord, Player, Round, RoundIn, RoundScore, utcnow
+from app.sealing import SealBroken, Sealer
 from app.security import Credential, hash_key, key_matches, new_edit_key, new_game_id
 
+__all__ = [  # the error family lives in app.errors; importable from here too
+    "GameError",
+    "GameIsOver",
+    "GameNotFound",
+    "IdempotencyKeyReused",
+    "InvalidInput",
+    "KeyMissing",
+    "KeyWrong",
+    "ReplayUnavailable",
+    "TooManyRounds",
+    "VersionMismatch",
+]
+
+log = logging.getLogger("blitzboard.games")
+
 GAME_NAME_MAX_LENGTH = 80
-NEW_GAME_SCOPE = "new-game"
-
-
-# --- errors: each names its HTTP status so the API and the pages can say it the same way -------
-
-
-class GameError(Exception):
-    status = 400
-    slug = "bad-request"
-    title = "Bad request"
-
-    def __init__(self, detail: str):
-        super().__init__(detail)
-        self.detail = detail
-
-
-class GameNotFound(GameError):
-    status, slug, title = 404, "not-found", "Not found"
-
-
-class KeyMissing(GameError):
-    status, slug, title = 401, "edit-key-missing", "Edit key missing"
-
-
-class KeyWrong(GameError):
-    status, slug, title = 403, "edit-key-wrong", "Wrong edit key"
-
-
-class GameIsOver(GameError):
-    status, slug, title = 409, "game-over", "The game is over"
-
-
-class VersionMismatch(GameError):
-    status, slug, title = 412, "version-mismatch", "The game has changed"
-
-
-class IdempotencyKeyReused(GameError):
-    status, slug, title = 422, "idempotency-key-reused", "Idempotency-Key reused"
-
-
-class InvalidInput(GameError):
-    status, slug, title = 422, "invalid-input", "Invalid input"
-
-    def __init__(self, problems: list[scoring.Problem]):
-        super().__init__(" ".join(p.message for p in problems))
-        self.problems = problems
 
 
 # --- a loaded game and what it means -------------------------------------------------------------
@@ -233,59 +205,7 @@ def scored_view(game: Game, players: list[Player], played: Played) -> GameView:
     return GameView(game, players, [round_id for round_id, _ in played], state)
 
 
-# --- inputs -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Idempotency:
-    """An Idempotency-Key and a fingerprint of the request it came with."""
-
-    key: str
-    request_hash: str
-
-    @classmethod
-    def of(cls, key: str | None, *parts: Any) -> Idempotency | None:
-        if not key:
-            return None
-        canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
-        return cls(key, hashlib.sha256(canonical.encode()).hexdigest())
-
-    @property
-    def stored_key(self) -> str:
-        """What the database keeps of the key: its hash (the key itself unseals a new game's edit key)."""
-        return hashlib.sha256(self.key.encode("utf-8", "surrogatepass")).hexdigest()
-
-    def _pad(self, size: int) -> bytes:
-        return hashlib.shake_256(b"blitzboard-edit-key\0" + self.key.encode("utf-8", "surrogatepass")).digest(size)
-
-    def seal(self, secret: str) -> str:
-        """`secret` made unreadable to anyone without the Idempotency-Key (which is stored only hashed)."""
-        data = secret.encode()
-        return bytes(a ^ b for a, b in zip(data, self._pad(len(data)), strict=True)).hex()
-
-    def unseal(self, sealed: str) -> str:
-        data = bytes.fromhex(sealed)
-        return bytes(a ^ b for a, b in zip(data, self._pad(len(data)), strict=True)).decode()
-
-
-def _seal_created(body: dict[str, Any], idempotency: Idempotency) -> dict[str, Any]:
-    """The creation answer as stored for retries: the edit key (also in the edit link) sealed.
-
-    The edit key is stored only as a hash; the retry of a creation must still answer it, so the stored
-    answer keeps it sealed with the Idempotency-Key, which only the client knows.
-    """
-    key = body["edit_key"]
-    sealed = idempotency.seal(key)
-    urls = body["urls"] | {"edit": body["urls"]["edit"].replace(key, sealed)}
-    return body | {"edit_key": sealed, "urls": urls}
-
-
-def _unseal_created(outcome: Outcome, idempotency: Idempotency) -> Outcome:
-    body = outcome.body
-    sealed = body["edit_key"]
-    key = idempotency.unseal(sealed)
-    body = body | {"edit_key": key, "urls": body["urls"] | {"edit": body["urls"]["edit"].replace(sealed, key)}}
-    return Outcome(outcome.status, body, outcome.view, replayed=outcome.replayed)
+# --- inputs and results -------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -328,10 +248,12 @@ UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view"
 
 
 class Games:
-    def __init__(self, session: Session, broker: Broker, settings: Settings):
+    def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer):
         self.session = session
         self.broker = broker
         self.settings = settings
+        self.replays = Replays(session, sealer, settings.idempotency_hours, settings.rotation_replay_minutes)
+        self._committing = False
 
     # reading
 
@@ -351,7 +273,11 @@ class Games:
 
     # writing
 
-    def create(self, data: GameCreate, urls_for: UrlsFor, idempotency: Idempotency | None = None) -> Outcome:
+    def create(
+        self, data: GameCreate, urls_for: UrlsFor, idempotency: Idempotency | None = None, client: str = ""
+    ) -> Outcome:
+        """A new game. `client` (the caller's address) scopes the Idempotency-Key: a retry from
+        another client is a request of its own and never gets this game's edit key."""
         name = scoring.clean_name(data.name)
         players = [
             scoring.Player(id=i, name=scoring.clean_name(p.name), starting_score=p.starting_score)
@@ -368,15 +294,20 @@ class Games:
             problems.insert(0, scoring.Problem(reason, field="game_name"))
         if problems:
             raise InvalidInput(problems)
+        replays, session = self.replays, self.session
+        key = mac = ""
+        if idempotency:
+            key = replays.lookup_key(CREATE, NEW_GAME_SCOPE, client, idempotency)
+            mac = replays.request_mac(CREATE, idempotency)
 
-        for attempt in range(2):
-            with serial_writes(self.session):
-                session = self.session
+        def run() -> Outcome:
+            with serial_writes(session):
                 begin_write(session)
                 try:
-                    if idempotency and (replay := self._replay(NEW_GAME_SCOPE, idempotency)):
+                    if idempotency and (record := replays.find(NEW_GAME_SCOPE, key, mac)):
+                        outcome = self._replayed(record, idempotency, urls_for)
                         session.rollback()
-                        return _unseal_created(replay, idempotency)
+                        return outcome
                     edit_key = new_edit_key()
                     game = Game(
                         id=new_game_id(),
@@ -397,19 +328,33 @@ class Games:
                     view = load_view(session, game)
                     body = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
                     if idempotency:
-                        self._remember(NEW_GAME_SCOPE, idempotency, 201, _seal_created(body, idempotency))
+                        replays.remember(
+                            NEW_GAME_SCOPE,
+                            key,
+                            mac,
+                            CREATE,
+                            201,
+                            snapshot(game, view.players, []),
+                            game.version,
+                            edit_key=edit_key,
+                            idempotency=idempotency,
+                            game_id=game.id,
+                        )
+                    self._committing = True
                     session.commit()
                     return Outcome(201, body, view)
-                except IntegrityError:
-                    # Another request with the same Idempotency-Key committed first (PostgreSQL, where
-                    # nothing serialises two creations): its answer is now stored, so look again.
-                    session.rollback()
-                    if attempt or not idempotency:
-                        raise
                 except BaseException:
                     session.rollback()
                     raise
-        raise AssertionError("unreachable")
+
+        try:
+            return self._attempts(run)
+        except IntegrityError:
+            # Another request with the same Idempotency-Key committed first (PostgreSQL, where
+            # nothing serialises two creations): its answer is now stored, so look again.
+            if not idempotency:
+                raise
+            return self._attempts(run)
 
     def update(
         self,
@@ -446,9 +391,16 @@ class Games:
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
+        limit = self.settings.max_rounds_per_game
+
         def change(view: GameView) -> Played:
             if view.state.over:
                 raise GameIsOver("The game is over: no more rounds can be added. Correct or delete a round instead.")
+            if len(view.round_ids) >= limit:
+                raise TooManyRounds(
+                    f"A game can hold at most {limit} rounds, and this one has them all: start a new game "
+                    "(the totals can be carried over as starting scores)."
+                )
             self._check_round(view, data)
             round_ = Round(game_id=view.game.id)
             self.session.add(round_)
@@ -508,21 +460,46 @@ class Games:
         """Give the game a new edit key; the old key and every edit link and cookie made from it stop working.
 
         The answer carries the new key (and edit link). A retry with the same Idempotency-Key and the
-        same old key gets that answer again, so a lost response does not lock the scorekeeper out.
+        same old key gets that answer again, so a lost response does not lock the scorekeeper out; but
+        only for Settings.rotation_replay_minutes and only while nothing else changed the game, so an
+        old key that leaked can't fetch the new one later (app.idempotency).
         """
         new_key = new_edit_key()
 
         def change(view: GameView) -> None:
             view.game.edit_key_hash = hash_key(new_key)
 
-        def answer(view: GameView) -> dict[str, Any]:
-            return view.public() | {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
-
         return self._write(
-            game_id, credential, change, if_match=if_match, idempotency=idempotency, answer=answer, secret_answer=True
+            game_id,
+            credential,
+            change,
+            if_match=if_match,
+            idempotency=idempotency,
+            operation=ROTATE,
+            new_key=new_key,
+            urls_for=urls_for,
         )
 
     # the machinery every write shares
+
+    def _attempts(self, run: Callable[[], Outcome]) -> Outcome:
+        """Run a write transaction; once more when the database connection was lost before COMMIT.
+
+        Nothing was committed then, so running it again cannot count anything twice. A connection
+        lost during COMMIT may or may not have committed: that error goes up (a 503 with
+        Retry-After), and the client's retry with its Idempotency-Key settles which it was.
+        """
+        for attempt in (1, 2):
+            self._committing = False
+            try:
+                return run()
+            except DBAPIError as error:
+                if attempt == 2 or not error.connection_invalidated or self._committing:
+                    raise
+                log.warning(
+                    "database connection lost before COMMIT; running the write again (%s)", type(error.orig).__name__
+                )
+        raise AssertionError("unreachable")
 
     def _write(
         self,
@@ -533,111 +510,104 @@ class Games:
         if_match: str | None,
         idempotency: Idempotency | None,
         status: int = 200,
-        answer: Callable[[GameView], dict[str, Any]] = GameView.public,
-        secret_answer: bool = False,
+        operation: str = WRITE,
+        new_key: str | None = None,
+        urls_for: UrlsFor | None = None,
     ) -> Outcome:
-        """The write transaction every change shares.
+        """The write transaction every change shares (run again once if the connection drops).
 
-        `secret_answer`: the answer holds a new edit key, so it is stored sealed with the
-        Idempotency-Key; and it is replayed before the key check, since after a key rotation the
-        retry still presents the old key (the request fingerprint includes that key, so only its
-        holder gets the answer back).
+        A rotation (`new_key`) answers the new key, stores it sealed for retries, and looks for its
+        replay before the key check, since the retry of a rotation still presents the old key.
         """
-        with serial_writes(self.session):
-            return self._write_now(
-                game_id,
-                credential,
-                change,
-                if_match=if_match,
-                idempotency=idempotency,
-                status=status,
-                answer=answer,
-                secret_answer=secret_answer,
-            )
+        replays, session = self.replays, self.session
+        key = mac = ""
+        if idempotency:
+            binding = (credential.key or "") if operation == ROTATE else ""
+            key = replays.lookup_key(operation, game_id, binding, idempotency)
+            mac = replays.request_mac(operation, idempotency)
 
-    def _write_now(
-        self,
-        game_id: str,
-        credential: Credential,
-        change: Callable[[GameView], Played | None],
-        *,
-        if_match: str | None,
-        idempotency: Idempotency | None,
-        status: int,
-        answer: Callable[[GameView], dict[str, Any]],
-        secret_answer: bool,
-    ) -> Outcome:
-        session = self.session
-        begin_write(session)
-        try:
-            game = session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
-            if game is None:
-                raise GameNotFound(f"There is no game {game_id!r}.")
-            if secret_answer and idempotency and (replay := self._replay(game_id, idempotency)):
-                session.rollback()
-                return _unseal_created(replay, idempotency)
-            if not credential.key:
-                raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
-            if not key_matches(credential.key, game.edit_key_hash):
-                raise KeyWrong("That is not this game's edit key.")
-            if idempotency and (replay := self._replay(game_id, idempotency)):
-                session.rollback()
-                return replay
-            if if_match is not None and not etag_matches(if_match, game.version):
-                raise VersionMismatch(
-                    f"The game is at version {game.version}, not {if_match}: load it again and retry."
-                )
-            before = load_view(session, game)
-            played = change(before)  # the rounds after the change (None: unchanged)
-            game.version += 1
-            game.updated_at = utcnow()
-            session.add(game)
-            session.flush()
-            # What the game means now, from the rounds just written (not read back: the same rows).
-            view = scored_view(game, before.players, before.played() if played is None else played)
-            body = answer(view)
-            if idempotency:
-                stored = _seal_created(body, idempotency) if secret_answer else body
-                self._remember(game_id, idempotency, status, stored)
-            notify_in_transaction(session, game_id, game.version)
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-        self.broker.publish(game_id, game.version)
-        return Outcome(status, body, view)
+        def run() -> Outcome:
+            with serial_writes(session):
+                begin_write(session)
+                try:
+                    game = session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+                    if game is None:
+                        raise GameNotFound(f"There is no game {game_id!r}.")
+                    if operation == ROTATE and idempotency:
+                        record = replays.find_rotation(game_id, key, mac, game.version)
+                        if record is not None and (
+                            outcome := self._replayed(record, idempotency, urls_for, strict=False)
+                        ):
+                            session.rollback()
+                            return outcome
+                    if not credential.key:
+                        raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
+                    if not key_matches(credential.key, game.edit_key_hash):
+                        raise KeyWrong("That is not this game's edit key.")
+                    if idempotency and (record := replays.find(game_id, key, mac)):
+                        outcome = self._replayed(record, idempotency, urls_for)
+                        session.rollback()
+                        return outcome
+                    if if_match is not None and not etag_matches(if_match, game.version):
+                        raise VersionMismatch(
+                            f"The game is at version {game.version}, not {if_match}: load it again and retry."
+                        )
+                    before = load_view(session, game)
+                    played = change(before)  # the rounds after the change (None: unchanged)
+                    game.version += 1
+                    game.updated_at = utcnow()
+                    session.add(game)
+                    session.flush()
+                    # What the game means now, from the rounds just written (not read back: the same rows).
+                    if played is None:
+                        played = before.played()
+                    view = scored_view(game, before.players, played)
+                    body = view.public()
+                    if new_key is not None and urls_for is not None:
+                        body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
+                    if idempotency:
+                        replays.remember(
+                            game_id,
+                            key,
+                            mac,
+                            operation,
+                            status,
+                            snapshot(game, before.players, [scores for _, scores in played]),
+                            game.version,
+                            edit_key=new_key,
+                            idempotency=idempotency,
+                            game_id=game_id,
+                        )
+                    notify_in_transaction(session, game_id, game.version)
+                    self._committing = True
+                    session.commit()
+                except BaseException:
+                    session.rollback()
+                    raise
+            self.broker.publish(game_id, game.version)
+            return Outcome(status, body, view)
 
-    def _replay(self, scope: str, idempotency: Idempotency) -> Outcome | None:
-        record = self.session.get(IdempotencyRecord, (scope, idempotency.stored_key))
-        if record is None:
-            return None
-        if _aware(record.created_at) < self._idempotency_cutoff():
-            self.session.delete(record)
-            self.session.flush()
-            return None
-        if record.request_hash != idempotency.request_hash:
-            raise IdempotencyKeyReused(
-                "This Idempotency-Key was already used with a different request; use a new key for a new request."
-            )
-        return Outcome(record.status_code, json.loads(record.body), None, replayed=True)
+        return self._attempts(run)
 
-    def _remember(self, scope: str, idempotency: Idempotency, status: int, body: dict[str, Any]) -> None:
-        session = self.session
-        # Forget keys past their time now and then, a bounded batch at a time.
-        session.exec(delete(IdempotencyRecord).where(IdempotencyRecord.created_at < self._idempotency_cutoff()))
-        session.add(
-            IdempotencyRecord(
-                scope=scope,
-                key=idempotency.stored_key,
-                request_hash=idempotency.request_hash,
-                status_code=status,
-                body=json.dumps(body, separators=(",", ":")),
-            )
-        )
-        session.flush()
-
-    def _idempotency_cutoff(self) -> datetime:
-        return utcnow() - timedelta(hours=self.settings.idempotency_hours)
+    def _replayed(
+        self, record: IdempotencyRecord, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
+    ) -> Outcome | None:
+        """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
+        game, players, played = restore(record.snapshot)
+        body = scored_view(game, players, played).public()
+        if record.sealed_key is not None:
+            try:
+                edit_key = self.replays.edit_key(record, idempotency, game.id)
+            except SealBroken:
+                log.warning("an idempotency record's sealed key did not open (scope %s): refused", record.scope)
+                if not strict:
+                    return None
+                raise ReplayUnavailable(
+                    "The first answer to this Idempotency-Key can't be given back; send the request with a new key."
+                ) from None
+            if urls_for is not None:
+                body |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
+        return Outcome(record.status_code, body, None, replayed=True)
 
     @staticmethod
     def _round(view: GameView, number: int) -> int:

@@ -20,6 +20,7 @@ from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
 from app.ratelimit import Limits
 from app.routes import api, events, export, health, pages
+from app.sealing import Sealer, load_secret
 
 API_DESCRIPTION = """
 Keep score of Dutch Blitz games from your own program.
@@ -85,6 +86,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     app.state.broker = Broker()
+    app.state.sealer = Sealer(
+        load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
+    )
     app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
 
     app.mount("/static", static_files(), name="static")

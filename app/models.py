@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Strict
 from pydantic import Field as PField
-from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
 from app import scoring
@@ -72,16 +72,26 @@ class RoundScore(SQLModel, table=True):
 
 
 class IdempotencyRecord(SQLModel, table=True):
-    """The first answer to a write sent with an Idempotency-Key, replayed to its retries."""
+    """What a retry of a write sent with an Idempotency-Key needs to get the first answer back.
+
+    Not the answer itself (a long game's answer is large, and a client can send many keys): the
+    game's inputs as they were after the write, compressed (`snapshot`), from which app.idempotency
+    rebuilds the same answer; and, for a creation or a key rotation, the new edit key sealed with
+    AES-GCM under the server secret (`sealed_key`, app.sealing). The Idempotency-Key and the request's
+    fingerprint are kept only as HMACs under that secret.
+    """
 
     __tablename__ = "idempotency_record"
     __table_args__ = (Index("ix_idempotency_record_created_at", "created_at"),)
 
     scope: str = Field(primary_key=True, max_length=40)  # the game's id, or "new-game" for creation
-    key: str = Field(primary_key=True, max_length=255)
-    request_hash: str = Field(max_length=64)
+    key: str = Field(primary_key=True, max_length=64)  # HMAC of the Idempotency-Key (and client, for creation)
+    request_mac: str = Field(max_length=64)  # HMAC of what was asked (and with which edit key)
+    operation: str = Field(max_length=16)  # "create", "rotate" or "write"
     status_code: int
-    body: str = Field(sa_column=Column(Text, nullable=False))
+    version: int  # the game's version the answer was built at
+    snapshot: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    sealed_key: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
 

@@ -19,6 +19,7 @@ from sqlalchemy import func
 from sqlmodel import Session, SQLModel, select
 
 from app import games as use_cases
+from app import idempotency as replay_store
 from app.models import Game, IdempotencyRecord
 from tests.conftest import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle
 
@@ -992,14 +993,16 @@ def test_keys_are_kept_at_least_24_hours(client: TestClient, played: GameHandle,
     assert first.status_code == 201
     real_utcnow = use_cases.utcnow
 
-    monkeypatch.setattr(use_cases, "utcnow", lambda: real_utcnow() + timedelta(hours=24, minutes=-1))
+    for module in (use_cases, replay_store):
+        monkeypatch.setattr(module, "utcnow", lambda: real_utcnow() + timedelta(hours=24, minutes=-1))
     retry = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "day-old"})
     assert retry.json() == first.json()
     assert len(played.get()["rounds"]) == 2
 
     # Past the configured keeping time the key is forgotten and the request counts as new.
     later = timedelta(hours=settings.idempotency_hours + 1)
-    monkeypatch.setattr(use_cases, "utcnow", lambda: real_utcnow() + later)
+    for module in (use_cases, replay_store):
+        monkeypatch.setattr(module, "utcnow", lambda: real_utcnow() + later)
     fresh = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "day-old"})
     assert fresh.status_code == 201
     assert fresh.json()["version"] == first.json()["version"] + 1
@@ -1010,7 +1013,8 @@ def test_idempotency_records_do_not_pile_up_past_their_time(client: TestClient, 
     assert played.add_round(SMALL_ROUND, **{"Idempotency-Key": "old"}).status_code == 201
     real_utcnow = use_cases.utcnow
     later = timedelta(hours=settings.idempotency_hours + 1)
-    monkeypatch.setattr(use_cases, "utcnow", lambda: real_utcnow() + later)
+    for module in (use_cases, replay_store):
+        monkeypatch.setattr(module, "utcnow", lambda: real_utcnow() + later)
     assert played.add_round(SMALL_ROUND, **{"Idempotency-Key": "new"}).status_code == 201
     with Session(app.state.engine) as session:
         records = session.exec(select(IdempotencyRecord)).all()

@@ -16,10 +16,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import scoring
 from app.db import SessionDep
-from app.games import GameError, Games, Idempotency, InvalidInput, KeyWrong, Outcome
+from app.games import GameError, Games, InvalidInput, KeyWrong, Outcome
+from app.idempotency import Idempotency
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, ProblemDetails, RoundIn
 from app.ratelimit import client_address, retry_after_header
-from app.security import BearerDep, hash_key
+from app.security import BearerDep
 
 PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"
@@ -27,7 +28,7 @@ PROBLEM_JSON = "application/problem+json"
 
 async def get_games(request: Request, session: SessionDep) -> Games:
     # async: building it does no I/O, and a sync dependency would cost a hop through the thread pool.
-    return Games(session, request.app.state.broker, request.app.state.settings)
+    return Games(session, request.app.state.broker, request.app.state.settings, request.app.state.sealer)
 
 
 GamesDep = Annotated[Games, Depends(get_games)]
@@ -176,7 +177,7 @@ def create_game(
         return too_many(wait, "new games")
     idempotency = Idempotency.of(idempotency_key, "POST /games", data.model_dump(mode="json"))
     try:
-        outcome = games.create(data, urls_for(request), idempotency)
+        outcome = games.create(data, urls_for(request), idempotency, client=client)
     except GameError as error:
         return game_error_response(error, items="players")
     if not outcome.replayed:  # a retry that changed nothing doesn't count
@@ -306,7 +307,8 @@ def delete_round(
     summary="Make a new edit key",
     description="The old key, and every edit link and browser cookie made from it, stop working at once. "
     "Answers the game with the new `edit_key` and `urls`. Send an Idempotency-Key: a retry with the same "
-    "key (and the old edit key) gets the same answer, so a lost response does not lock you out.",
+    "key (and the old edit key) gets the same answer, so a lost response does not lock you out; within "
+    "10 minutes (a setting), and only while nothing else has changed the game.",
 )
 def rotate_key(
     game_id: GameId,
@@ -316,8 +318,8 @@ def rotate_key(
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
-    # The fingerprint includes the old key, so only its holder can get the new key replayed.
-    idempotency = Idempotency.of(idempotency_key, "POST /key", hash_key(credential.key or ""))
+    # The replay record is bound to the old key by the use case: only its holder gets the new key again.
+    idempotency = Idempotency.of(idempotency_key, "POST /key")
     try:
         outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
     except GameError as error:

@@ -27,12 +27,12 @@ from app.games import (
     GameNotFound,
     Games,
     GameView,
-    Idempotency,
     InvalidInput,
     KeyWrong,
     VersionMismatch,
     load_views,
 )
+from app.idempotency import Idempotency
 from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate, ScoreIn
 from app.ratelimit import client_address, retry_after_header
 from app.routes.api import GameId, GamesDep, RoundNumber, absolute_url, urls_for

@@ -1,0 +1,55 @@
+"""The domain errors of the use cases: each names its HTTP status, so the API and the pages say it the same way."""
+
+from __future__ import annotations
+
+from app import scoring
+
+
+class GameError(Exception):
+    status = 400
+    slug = "bad-request"
+    title = "Bad request"
+
+    def __init__(self, detail: str):
+        super().__init__(detail)
+        self.detail = detail
+
+
+class GameNotFound(GameError):
+    status, slug, title = 404, "not-found", "Not found"
+
+
+class KeyMissing(GameError):
+    status, slug, title = 401, "edit-key-missing", "Edit key missing"
+
+
+class KeyWrong(GameError):
+    status, slug, title = 403, "edit-key-wrong", "Wrong edit key"
+
+
+class GameIsOver(GameError):
+    status, slug, title = 409, "game-over", "The game is over"
+
+
+class VersionMismatch(GameError):
+    status, slug, title = 412, "version-mismatch", "The game has changed"
+
+
+class IdempotencyKeyReused(GameError):
+    status, slug, title = 422, "idempotency-key-reused", "Idempotency-Key reused"
+
+
+class TooManyRounds(GameError):
+    status, slug, title = 409, "too-many-rounds", "The game has as many rounds as it can hold"
+
+
+class ReplayUnavailable(GameError):
+    status, slug, title = 422, "idempotency-replay-unavailable", "The first answer can't be given back"
+
+
+class InvalidInput(GameError):
+    status, slug, title = 422, "invalid-input", "Invalid input"
+
+    def __init__(self, problems: list[scoring.Problem]):
+        super().__init__(" ".join(p.message for p in problems))
+        self.problems = problems

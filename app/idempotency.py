@@ -1,0 +1,193 @@
+"""Idempotency-Key replays: what a retry needs to get the first answer back, stored small and sealed.
+
+A record does not keep the answer: it keeps the game's inputs as they were right after the write
+(name, rules, players, each round's cards; compressed), and the answer is rebuilt from them by the
+same scoring that built it the first time. Totals, ranks and the winner are derived, so they need
+no storing; a 100-round game's snapshot is about a kilobyte where its answer is tens.
+
+What identifies a record, and what it answers to (Stripe scopes its keys to the account the same way):
+- a write: the game and the Idempotency-Key; it is looked up only after the edit key was checked;
+- a creation: the client's address and the Idempotency-Key, so another client using the same key
+  makes a game of its own and never sees this one's edit key;
+- a key rotation: the game, the old edit key and the Idempotency-Key; it is looked up before the
+  key check (the retry still presents the old key) and answers only within a few minutes and only
+  while nothing else has changed the game.
+The Idempotency-Key and the request's fingerprint are stored as HMACs under the server secret and
+new edit keys sealed with AES-GCM (app.sealing).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete
+from sqlmodel import Session
+
+from app import scoring
+from app.errors import IdempotencyKeyReused
+from app.models import Game, IdempotencyRecord, Player, utcnow
+from app.sealing import Sealer
+
+NEW_GAME_SCOPE = "new-game"
+CREATE, ROTATE, WRITE = "create", "rotate", "write"
+
+
+@dataclass(frozen=True, slots=True)
+class Idempotency:
+    """An Idempotency-Key and the request it came with, in a canonical form."""
+
+    key: str
+    request: str
+
+    @classmethod
+    def of(cls, key: str | None, *parts: Any) -> Idempotency | None:
+        if not key:
+            return None
+        return cls(key, json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str))
+
+
+# --- snapshots: the inputs an answer is built from ------------------------------------------------
+
+Played = list[tuple[int, list[scoring.Score]]]
+
+
+def snapshot(game: Game, players: list[Player], rounds: list[list[scoring.Score]]) -> bytes:
+    data = {
+        "id": game.id,
+        "name": game.name,
+        "version": game.version,
+        "created": _aware(game.created_at).isoformat(),
+        "updated": _aware(game.updated_at).isoformat(),
+        "rules": [game.target, game.dutch_points, game.blitz_points, game.tie_break],
+        "players": [[p.id, p.name, p.starting_score] for p in players],
+        # Each round as [player id, dutch, blitz, player id, dutch, blitz, ...].
+        "rounds": [[n for s in scores for n in (s.player_id, s.dutch, s.blitz)] for scores in rounds],
+    }
+    return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
+
+
+def restore(blob: bytes) -> tuple[Game, list[Player], Played]:
+    """The game, its players and rounds as they were (detached objects, never added to a session)."""
+    data = json.loads(zlib.decompress(blob))
+    target, dutch_points, blitz_points, tie_break = data["rules"]
+    game = Game(
+        id=data["id"],
+        name=data["name"],
+        version=data["version"],
+        edit_key_hash="",
+        target=target,
+        dutch_points=dutch_points,
+        blitz_points=blitz_points,
+        tie_break=tie_break,
+        created_at=datetime.fromisoformat(data["created"]),
+        updated_at=datetime.fromisoformat(data["updated"]),
+    )
+    players = [
+        Player(id=pid, game_id=game.id, seat=seat, name=name, starting_score=start)
+        for seat, (pid, name, start) in enumerate(data["players"])
+    ]
+    played: Played = [(0, [scoring.Score(*flat[i : i + 3]) for i in range(0, len(flat), 3)]) for flat in data["rounds"]]
+    return game, players, played
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+# --- the store --------------------------------------------------------------------------------------
+
+
+class Replays:
+    """Records of first answers, in the session's write transaction."""
+
+    def __init__(self, session: Session, sealer: Sealer, hours: int, rotation_minutes: int):
+        self.session = session
+        self.sealer = sealer
+        self.hours = hours
+        self.rotation_minutes = rotation_minutes
+
+    def lookup_key(self, operation: str, scope: str, binding: str, idempotency: Idempotency) -> str:
+        """The record's key: an HMAC of the Idempotency-Key and what it is bound to (client or old key)."""
+        return self.sealer.mac(operation, scope, binding, idempotency.key)
+
+    def request_mac(self, operation: str, idempotency: Idempotency) -> str:
+        return self.sealer.mac(operation, idempotency.request)
+
+    def find(self, scope: str, key: str, request_mac: str) -> IdempotencyRecord | None:
+        """The live record for this key; 422 when the key was used for another request."""
+        record = self.session.get(IdempotencyRecord, (scope, key))
+        if record is None:
+            return None
+        if _aware(record.created_at) < utcnow() - timedelta(hours=self.hours):
+            self.session.delete(record)
+            self.session.flush()
+            return None
+        if record.request_mac != request_mac:
+            raise IdempotencyKeyReused(
+                "This Idempotency-Key was already used with a different request; use a new key for a new request."
+            )
+        return record
+
+    def find_rotation(self, scope: str, key: str, request_mac: str, version: int) -> IdempotencyRecord | None:
+        """A rotation's record, only while it may still be answered (else the request goes on as new)."""
+        record = self.session.get(IdempotencyRecord, (scope, key))
+        if record is None or record.operation != ROTATE or record.request_mac != request_mac:
+            return None
+        if _aware(record.created_at) < utcnow() - timedelta(minutes=self.rotation_minutes):
+            return None
+        if record.version != version:  # the game moved on (the new key was used): no replay
+            return None
+        return record
+
+    def remember(
+        self,
+        scope: str,
+        key: str,
+        request_mac: str,
+        operation: str,
+        status: int,
+        blob: bytes,
+        version: int,
+        *,
+        edit_key: str | None = None,
+        idempotency: Idempotency,
+        game_id: str,
+    ) -> None:
+        # Forget keys past their time now and then.
+        self.session.exec(
+            delete(IdempotencyRecord).where(IdempotencyRecord.created_at < utcnow() - timedelta(hours=self.hours))
+        )
+        sealed = None
+        if edit_key is not None:
+            sealed = self.sealer.seal(edit_key, salt=idempotency.key, scope=seal_scope(operation, game_id, key))
+        self.session.add(
+            IdempotencyRecord(
+                scope=scope,
+                key=key,
+                request_mac=request_mac,
+                operation=operation,
+                status_code=status,
+                version=version,
+                snapshot=blob,
+                sealed_key=sealed,
+            )
+        )
+        self.session.flush()
+
+    def edit_key(self, record: IdempotencyRecord, idempotency: Idempotency, game_id: str) -> str:
+        """The sealed edit key of a creation or rotation record (SealBroken when it does not open)."""
+        return self.sealer.open(
+            record.sealed_key or b"",
+            salt=idempotency.key,
+            scope=seal_scope(record.operation, game_id, record.key),
+        )
+
+
+def seal_scope(operation: str, game_id: str, record_key: str) -> tuple[str, ...]:
+    """The associated data a sealed key is bound to: the operation, the game and the record's key
+    (which is itself bound to the client or the old edit key)."""
+    return ("blitzboard-replay", operation, game_id, record_key)
