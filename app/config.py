@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Where templates/, static/, alembic/ and alembic.ini live: the source tree, or BLITZBOARD_ROOT
@@ -48,9 +49,22 @@ class Settings(BaseSettings):
     # Trust X-Forwarded-For / X-Forwarded-Proto from these addresses (a reverse proxy in front).
     forwarded_allow_ips: str = "127.0.0.1"
     log_level: str = "info"
+    # Strict-Transport-Security max-age on answers to HTTPS requests (never over plain HTTP); 0: not sent.
+    hsts_seconds: int = Field(default=31_536_000, ge=0)
+    # SQLite: FULL syncs the log at every commit, so a saved round survives a power cut or an OS
+    # crash; NORMAL is faster on slow disks but may lose the last saves (never corrupts) when the
+    # machine, not just the app, goes down. See the README.
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    # SQLite: how long a write waits for another process's write lock before answering 503.
+    sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
     # Tune Python's garbage collector for a long-running server at start-up (off in the test suite,
     # where many apps start in one process).
     tune_gc: bool = True
+
+    @field_validator("sqlite_synchronous", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
 
 def get_settings() -> Settings:

@@ -28,16 +28,21 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, *, synchronous: str = "FULL", busy_timeout_ms: int | None = None) -> Engine:
+    """An engine for url; on SQLite, `synchronous` (FULL or NORMAL) and `busy_timeout_ms` from Settings."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         # psycopg 3 is the driver we install; plain postgresql:// would ask SQLAlchemy for psycopg2.
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     if not is_sqlite(url):
         return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
+    if busy_timeout_ms is None:
+        busy_timeout_ms = SQLITE_BUSY_TIMEOUT_MS
+    if synchronous not in ("FULL", "NORMAL"):
+        raise ValueError(f"synchronous must be FULL or NORMAL, not {synchronous!r}")
     engine = create_engine(
         url,
-        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000},
+        connect_args={"check_same_thread": False, "timeout": busy_timeout_ms / 1000},
         pool_size=10,
         max_overflow=30,
     )
@@ -50,8 +55,10 @@ def make_engine(url: str) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA synchronous=NORMAL")  # durable across app crashes in WAL mode
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        # FULL: a commit is on the disk before it is acknowledged, so an acknowledged round survives a
+        # power cut. NORMAL (WAL) survives an app crash but may lose the last commits to a power cut.
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

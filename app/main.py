@@ -14,11 +14,13 @@ from fastapi import FastAPI
 from app.assets import static_files
 from app.config import Settings, get_settings
 from app.db import make_engine
+from app.errors_http import ServerErrors
 from app.games import current_versions
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
 from app.ratelimit import Limits
+from app.requestid import RequestId
 from app.routes import api, events, export, health, pages
 from app.sealing import Sealer, load_secret
 
@@ -84,7 +86,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="Blitzboard", version="1.0.0", description=API_DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
-    app.state.engine = make_engine(settings.database_url)
+    app.state.engine = make_engine(
+        settings.database_url,
+        synchronous=settings.sqlite_synchronous,
+        busy_timeout_ms=settings.sqlite_busy_timeout_ms,
+    )
     app.state.broker = Broker()
     app.state.sealer = Sealer(
         load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
@@ -98,10 +104,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(pages.router)
     api.install_problem_handlers(app, pages.error_page)
+    api.declare_unavailable(app)
 
-    # Outermost last: the access log sees every answer, including a 413.
+    # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
+    # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).
     app.add_middleware(CompressPublic)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(ServerErrors, html_error=pages.error_page)
+    app.add_middleware(SecurityHeaders, hsts_seconds=settings.hsts_seconds)
     app.add_middleware(AccessLog)
+    app.add_middleware(RequestId)
     return app

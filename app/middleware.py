@@ -11,6 +11,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.requestid import request_id_of
 from app.security import EDIT_COOKIE_PREFIX, content_security_policy
 
 access_log = logging.getLogger("blitzboard.access")
@@ -28,6 +29,22 @@ def redact(path: str) -> str:
     return _SECRET_IN_PATH.sub(r"\1[redacted]", path)
 
 
+# C0 and C1 controls (CR, LF, ESC among them), DEL, Unicode's line and paragraph separators, and the
+# characters that delimit or escape the log line itself: a path (%0a decodes to a newline) must not
+# start a forged line of its own, or move the terminal's cursor.
+_UNLOGGABLE = re.compile(r'[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"\\]')
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def loggable(text: str) -> str:
+    """Text that stays on one log line and means what it says: controls and quotes escaped."""
+    return _UNLOGGABLE.sub(_escape_char, text)
+
+
 class SecurityHeaders:
     """CSP, nosniff, frame-ancestors and a Referrer-Policy on every response.
 
@@ -37,9 +54,13 @@ class SecurityHeaders:
     starting a game, posts there) and every answer that sets or clears an edit cookie.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, hsts_seconds: int = 0) -> None:
         self.app = app
         self.csp = content_security_policy()
+        # Only on answers to HTTPS requests (RFC 6797 §7.2: a browser ignores it over plain HTTP, and a
+        # deployment reached over HTTP alone must not be told it is HTTPS-only). The scheme is the
+        # proxy's X-Forwarded-Proto when uvicorn trusts the proxy.
+        self.hsts = f"max-age={hsts_seconds}" if hsts_seconds > 0 else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -50,6 +71,7 @@ class SecurityHeaders:
         # the site (every page a player sees) keeps the strict policy.
         policy = DOCS_CSP if scope["path"] in DOCS_PATHS else self.csp
         form_post = scope["method"] == "POST" and not scope["path"].startswith("/api/")
+        hsts = self.hsts if scope.get("scheme") == "https" else None
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -61,6 +83,8 @@ class SecurityHeaders:
                 referrer = "no-referrer" if form_post or edit_cookie else "strict-origin-when-cross-origin"
                 headers.setdefault("Referrer-Policy", referrer)
                 headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+                if hsts:
+                    headers.setdefault("Strict-Transport-Security", hsts)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -147,7 +171,10 @@ class BodyLimit:
 
 
 class AccessLog:
-    """One line per request, with edit keys redacted from the path (uvicorn's own access log is off)."""
+    """One line per request, with edit keys redacted from the path (uvicorn's own access log is off).
+
+    The path is escaped (loggable), and the line ends with the request id (app.requestid).
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -167,15 +194,20 @@ class AccessLog:
 
         try:
             await self.app(scope, receive, send_and_note)
+        except Exception:
+            # Only when ServerErrors itself could not answer: the server answers 500 for us.
+            status = status or 500
+            raise
         finally:
             client = scope.get("client") or ("-", 0)
             access_log.info(
-                '%s "%s %s" %s %.1fms',
+                '%s "%s %s" %s %.1fms request_id=%s',
                 client[0],
                 scope["method"],
-                redact(scope["path"]),
+                loggable(redact(scope["path"])),
                 status,
                 (time.perf_counter() - start) * 1000,
+                request_id_of(scope),
             )
 
 

@@ -217,3 +217,4 @@ class ProblemDetails(BaseModel):
     status: int
     detail: str
     errors: list[FieldError] | None = None
+    request_id: str | None = None  # on a 500 or 503: the id in our logs (also the X-Request-ID header)

@@ -35,6 +35,34 @@ class RateLimiter:
                 return max(1.0, 60 - (now - start))
             return None
 
+    def reserve(self, client: str) -> float | None:
+        """Take one slot for an event about to happen: None if taken, else seconds until one frees.
+
+        Check and count are one step under the lock, so concurrent requests can't all pass a check
+        before any of them is counted. A refused reservation takes nothing. Give the slot back with
+        release() when the event turns out not to count.
+        """
+        now = self.clock()
+        with self._lock:
+            start, count = self._windows.get(client, (now, 0))
+            if now - start >= 60:
+                start, count = now, 0
+            if count >= self.per_minute:
+                return max(1.0, 60 - (now - start))
+            self._windows[client] = (start, count + 1)
+            if len(self._windows) > 10_000:
+                self._forget_old(now)
+            return None
+
+    def release(self, client: str) -> None:
+        """Give back a slot reserve() took (the event did not happen, or changed nothing)."""
+        with self._lock:
+            if client in self._windows:
+                start, count = self._windows[client]
+                # A slot taken in an older window has already been forgotten with it.
+                if self.clock() - start < 60 and count > 0:
+                    self._windows[client] = (start, count - 1)
+
     def blocked(self, client: str) -> float | None:
         """Seconds until `client` may try again, without counting anything (None: not blocked)."""
         now = self.clock()

@@ -33,6 +33,12 @@ STARTING_SCORE_RANGE = (-10_000, 10_000)
 # names may be in any script, but these invisible controls are refused
 # (Unicode's Bidi_Control set, ALM included).
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# A name made only of what draws nothing would look blank on the scoreboard: format characters (zero-
+# width space, joiners, soft hyphen, tags), marks and variation selectors (they only change the
+# character before them), spaces of every width, unassigned and private code points, and the
+# letters some scripts draw as blank fillers (Hangul fillers, the blank Braille pattern, ...).
+_DRAWS_NOTHING = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 
 
 class TieBreak(StrEnum):
@@ -165,9 +171,18 @@ def name_problem(name: str) -> str | None:
         return f"A name can have at most {NAME_MAX_LENGTH} characters."
     if any(unicodedata.category(ch) == "Cc" for ch in name):
         return "A name can't contain control characters."
+    if any(unicodedata.category(ch) == "Cs" for ch in name):
+        # Only a lone surrogate escape ("\\ud800") makes one: it is no character, and can't be stored.
+        return "A name can't contain broken characters (lone surrogates)."
     if any(ch in _BIDI_CONTROLS for ch in name):
         return "A name can't contain text-direction control characters."
+    if not any(_draws_something(ch) for ch in name):
+        return "A name needs at least one visible character."
     return None
+
+
+def _draws_something(ch: str) -> bool:
+    return unicodedata.category(ch) not in _DRAWS_NOTHING and ch not in _BLANK_LETTERS
 
 
 def validate_players(players: Sequence[Player]) -> list[Problem]:

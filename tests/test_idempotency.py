@@ -462,3 +462,20 @@ def test_a_postgresql_backend_killed_mid_write_is_retried_on_a_new_connection(
     assert response.status_code == 201, response.text
     assert len(game.get()["rounds"]) == 1
     assert game.add_round(SMALL_ROUND, **{"Idempotency-Key": "killed"}).json() == response.json()
+
+
+def test_a_write_that_loses_its_connection_twice_is_a_503_and_changes_nothing(
+    client: TestClient, make_game, monkeypatch
+):
+    game = make_game(rules={"target": 1000})
+    before = game.get()
+    calls = _lose_connection_once(monkeypatch, times=2)
+    response = game.add_round(SMALL_ROUND, **{"Idempotency-Key": "very-flaky"})
+    assert_problem(response, 503)
+    assert int(response.headers["retry-after"]) >= 1
+    assert len(calls) == 2  # retried once, not forever
+    monkeypatch.undo()
+    assert game.get() == before
+    # The client's retry with the same key is then a first request, and lands once.
+    assert game.add_round(SMALL_ROUND, **{"Idempotency-Key": "very-flaky"}).status_code == 201
+    assert len(game.get()["rounds"]) == 1

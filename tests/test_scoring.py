@@ -310,6 +310,21 @@ def test_validate_players_accepts_2_to_8_players(count):
         ("Ana\u2066", "A name can't contain text-direction control characters."),
         ("Ana\u200f", "A name can't contain text-direction control characters."),
         ("Ana\u061c", "A name can't contain text-direction control characters."),
+        ("Ana\ud800", "A name can't contain broken characters (lone surrogates)."),
+        ("\udfff", "A name can't contain broken characters (lone surrogates)."),
+        ("\u200b", "A name needs at least one visible character."),  # zero-width space
+        ("\u200b\u200b\u200b", "A name needs at least one visible character."),
+        ("\u200c\u200d", "A name needs at least one visible character."),  # zero-width (non-)joiner
+        ("\u2060\ufeff", "A name needs at least one visible character."),  # word joiner, BOM
+        ("\u00ad", "A name needs at least one visible character."),  # soft hyphen
+        ("\ufe0f\ufe0e", "A name needs at least one visible character."),  # variation selectors
+        ("\U000e0041\U000e0042", "A name needs at least one visible character."),  # tag characters
+        ("\u0301\u0308", "A name needs at least one visible character."),  # combining marks alone
+        ("\u3164", "A name needs at least one visible character."),  # Hangul filler
+        ("\u115f\u1160", "A name needs at least one visible character."),  # Hangul choseong/jungseong fillers
+        ("\u2800", "A name needs at least one visible character."),  # blank Braille pattern
+        ("\u3000\u200b\u2003", "A name needs at least one visible character."),  # ideographic + em space
+        ("\ue000", "A name needs at least one visible character."),  # private use
     ],
 )
 def test_validate_players_rejects_bad_names(name, message):
@@ -319,7 +334,21 @@ def test_validate_players_rejects_bad_names(name, message):
 
 @pytest.mark.parametrize(
     "name",
-    ["Zoë", "Юлия", "🃏 Jo", "José", "李雷", "Ana-María O'Neil", "عائشة", "x" * 40, "  Padded  "],
+    [
+        "Zoë",
+        "Юлия",
+        "🃏 Jo",
+        "José",
+        "李雷",
+        "Ana-María O'Neil",
+        "عائشة",
+        "x" * 40,
+        "  Padded  ",
+        "👩\u200d👩\u200d👧",  # an emoji family: joiners between visible characters
+        "❤\ufe0f",  # a variation selector after a visible character
+        "한\u200b글",  # a zero-width space inside a visible name
+        "\u0915\u094d\u0937",  # Devanagari conjunct with a virama (a mark) between letters
+    ],
 )
 def test_validate_players_accepts_names_in_any_script(name):
     assert validate_players([Player(ANA, "Ana"), Player(BEN, name)]) == []

@@ -13,11 +13,13 @@ from fastapi import APIRouter, Depends, FastAPI, Header, Path, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app import scoring
 from app.db import SessionDep
 from app.games import GameError, Games, InvalidInput, KeyWrong, Outcome
 from app.idempotency import Idempotency
+from app.jsonbody import BodyProblem, StrictJsonRoute
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, ProblemDetails, RoundIn
 from app.ratelimit import client_address, retry_after_header
 from app.security import BearerDep
@@ -69,9 +71,34 @@ _TITLES = {
     415: "Unsupported media type",
     422: "Invalid input",
     429: "Too many requests",
+    503: "The database is busy or out of reach: try again after Retry-After seconds",
 }
 
-router = APIRouter(prefix="/api/v1", tags=["games"])
+router = APIRouter(prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute)
+
+
+def declare_unavailable(app: FastAPI) -> None:
+    """Every /api operation can meet database trouble (app.errors_http answers it 503): say so in the
+    OpenAPI document, whichever module the route lives in."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            for path, operations in schema.get("paths", {}).items():
+                if path.startswith("/api/"):
+                    for operation in operations.values():
+                        operation.setdefault("responses", {}).setdefault("503", _UNAVAILABLE)
+        return app.openapi_schema or build()
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+_UNAVAILABLE = {
+    "description": _TITLES[503],
+    "headers": {"Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer"}}},
+    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}},
+}
 
 
 def problem(
@@ -173,15 +200,21 @@ def create_game(
     data: GameCreate, request: Request, games: GamesDep, idempotency_key: IdempotencyKey = None
 ) -> JSONResponse:
     limit, client = request.app.state.limits.games, client_address(request)
-    if wait := limit.blocked(client):
+    # Reserved before creating (counted atomically, so a burst can't slip past), given back when
+    # nothing was created.
+    if wait := limit.reserve(client):
         return too_many(wait, "new games")
     idempotency = Idempotency.of(idempotency_key, "POST /games", data.model_dump(mode="json"))
     try:
         outcome = games.create(data, urls_for(request), idempotency, client=client)
     except GameError as error:
+        limit.release(client)
         return game_error_response(error, items="players")
-    if not outcome.replayed:  # a retry that changed nothing doesn't count
-        limit.hit(client)
+    except BaseException:
+        limit.release(client)
+        raise
+    if outcome.replayed:  # a retry that changed nothing doesn't count
+        limit.release(client)
     return _answer(outcome, request)
 
 
@@ -338,6 +371,19 @@ def _loc_to_field(loc: tuple[Any, ...]) -> str:
     return out or (loc[0] if loc else "body")
 
 
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed_methods(request: Request) -> str | None:
+    """Every method some route takes at this path (Starlette names only the first route's).
+
+    Asked of the router itself, method by method, so routes in included routers count too.
+    """
+    routes = request.app.router.routes
+    allowed = [m for m in _METHODS if any(r.matches({**request.scope, "method": m})[0] is Match.FULL for r in routes)]
+    return ", ".join(allowed) or None
+
+
 def _unreadable_body(cause: BaseException) -> str:
     if isinstance(cause, UnicodeDecodeError):
         return "The body is not valid JSON: it is not UTF-8 text."
@@ -364,11 +410,19 @@ def install_problem_handlers(app: FastAPI, html_error) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         detail = exc.detail if isinstance(exc.detail, str) else _TITLES.get(exc.status_code, "Error")
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405 and (allowed := _allowed_methods(request)):
+            headers["Allow"] = allowed
         if not request.url.path.startswith("/api/"):
-            return html_error(request, exc.status_code, detail)
+            response = html_error(request, exc.status_code, detail)
+            response.headers.update(headers)
+            return response
+        if exc.status_code == 400 and isinstance(exc.__cause__, BodyProblem):
+            errors = [{"field": exc.__cause__.field, "message": exc.__cause__.message}]
+            return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
         if exc.status_code == 400 and exc.__cause__ is not None:
             # FastAPI answers a body its JSON parser gave up on (not UTF-8, nested thousands deep, a
             # number of thousands of digits) with a bare 400; it is malformed JSON like any other: 422.
             errors = [{"field": "body", "message": _unreadable_body(exc.__cause__)}]
             return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
-        return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+        return problem(exc.status_code, detail, headers=headers or None)

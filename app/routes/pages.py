@@ -337,6 +337,8 @@ async def _form(request: Request) -> FormDict:
 
 @router.post("/games", name="create_game_page")
 async def create_game_page(request: Request, games: GamesDep) -> Response:
+    if not _same_origin(request):  # another site's page can't start games in this browser
+        return error_page(request, 403, "This form came from another site: start your game on this one.")
     form = await _form(request)
     count = max(scoring.MIN_PLAYERS, min(scoring.MAX_PLAYERS, _safe_int(form.get("player_count"), 2)))
     action = form.get("action", "start")
@@ -352,12 +354,25 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
             del names[drop], starts[drop]
     if action != "start":
         return _new_game_response(request, games, names, starts, form, {})
-    if wait := request.app.state.limits.games.blocked(client_address(request)):
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):  # given back below unless a game is made
         message = f"Too many new games from this network: try again in {math.ceil(wait)} s."
         response = _new_game_response(request, games, names, starts, form, {"form": [message]}, status=429)
         response.headers.update(retry_after_header(wait))
         return response
+    created = False
+    try:
+        response, created = _start_game(request, games, form, names, starts)
+        return response
+    finally:
+        if not created:
+            limit.release(client)
 
+
+def _start_game(
+    request: Request, games: Games, form: FormDict, names: list[str], starts: list[str]
+) -> tuple[Response, bool]:
+    """Create the game from the start page's form: the answer, and whether a game was made."""
     errors: dict[str, list[str]] = {}
     players = []
     for i, (name, start) in enumerate(zip(names, starts, strict=True)):
@@ -379,7 +394,7 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
     for problem in problems:
         errors.setdefault(problem.field, []).append(problem.message)
     if errors:
-        return _new_game_response(request, games, names, starts, form, errors, status=422)
+        return _new_game_response(request, games, names, starts, form, errors, status=422), False
     data = GameCreate(
         name=form.get("game_name", "")[:1000],
         players=players,
@@ -387,18 +402,17 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
     )
     try:
         outcome = games.create(data, urls_for(request))
-        request.app.state.limits.games.hit(client_address(request))
     except InvalidInput as error:
         for problem in error.problems:
             key = {"name": f"player-{problem.index}", "starting_score": f"start-{problem.index}"}.get(
                 problem.field, problem.field
             )
             errors.setdefault(key, []).append(problem.message)
-        return _new_game_response(request, games, names, starts, form, errors, status=422)
+        return _new_game_response(request, games, names, starts, form, errors, status=422), False
     game_id = outcome.body["id"]
     response = go(request, request.app.url_path_for("keeper_page", game_id=game_id))
     set_edit_cookie(request, response, game_id, outcome.body["edit_key"])
-    return response
+    return response, True
 
 
 def _safe_int(raw: str | None, default: int) -> int:
@@ -711,10 +725,14 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
             tie_break=rules.tie_break.value,
         ),
     )
-    if wait := request.app.state.limits.games.blocked(client_address(request)):
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):
         return too_many_page(request, wait)
-    outcome = games.create(data, urls_for(request))
-    request.app.state.limits.games.hit(client_address(request))
+    try:
+        outcome = games.create(data, urls_for(request))
+    except BaseException:
+        limit.release(client)
+        raise
     new_id = outcome.body["id"]
     response = go(request, request.app.url_path_for("keeper_page", game_id=new_id))
     set_edit_cookie(request, response, new_id, outcome.body["edit_key"])

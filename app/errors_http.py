@@ -1,0 +1,135 @@
+"""The last line of defence: an unexpected error becomes a clean answer, not a bare text/plain 500.
+
+Starlette's own ServerErrorMiddleware sits outside every middleware of ours, so what it answers has
+no security headers, and the exception then goes on to the server, which logs a long traceback and
+an access line with no status. This middleware sits inside SecurityHeaders and AccessLog instead:
+
+- database trouble (a lost connection, SQLite's lock still held after the busy timeout, a full
+  pool) is a 503 with Retry-After: trying again shortly is the right thing for the client to do;
+- anything else is a 500;
+
+as problem+json under /api and the HTML error page elsewhere, both naming the request id. Each is
+logged once, as one short line with the request id; the traceback only at DEBUG.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from fastapi.responses import HTMLResponse, JSONResponse
+from sqlalchemy import exc as sa_exc
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.middleware import loggable
+from app.requestid import request_id_of
+
+error_log = logging.getLogger("blitzboard.errors")
+
+RETRY_AFTER_SECONDS = 5
+PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
+
+HtmlError = Callable[[Request, int, str], Response]
+
+_DATABASE_TROUBLE = (
+    sa_exc.OperationalError,  # connection lost or refused, "database is locked", server shutting down
+    sa_exc.InterfaceError,  # the driver's connection is closed
+    sa_exc.DisconnectionError,
+    sa_exc.TimeoutError,  # the pool had no connection to give within its timeout
+)
+
+
+def is_database_trouble(error: BaseException) -> bool:
+    """A failure of the database or the way to it (worth a retry), not of this request or our code."""
+    seen = 0
+    current: BaseException | None = error
+    while current is not None and seen < 5:
+        if isinstance(current, _DATABASE_TROUBLE):
+            return True
+        if isinstance(current, sa_exc.DBAPIError) and current.connection_invalidated:
+            return True
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return False
+
+
+def _detail(status: int, request_id: str) -> str:
+    if status == 503:
+        return (
+            "The score keeper's database is busy or out of reach for a moment; nothing was changed. "
+            f"Try again in a few seconds. (Request id {request_id}.)"
+        )
+    return (
+        "Something went wrong on our side and the request could not be finished. Try again; if it "
+        f"keeps happening, tell whoever runs this site the request id {request_id}."
+    )
+
+
+def _short(error: BaseException) -> str:
+    # The first line only: SQLAlchemy appends the statement and its parameters on the next lines.
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return loggable(f"{type(error).__name__}: {text[:200]}")
+
+
+class ServerErrors:
+    def __init__(self, app: ASGIApp, html_error: HtmlError) -> None:
+        self.app = app
+        self.html_error = html_error
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_and_note(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note)
+        except Exception as error:
+            status = 503 if is_database_trouble(error) else 500
+            request_id = request_id_of(scope)
+            error_log.error(
+                '%s "%s %s" request_id=%s %s',
+                status,
+                scope["method"],
+                loggable(scope["path"]),
+                request_id,
+                _short(error),
+            )
+            error_log.debug("Traceback of request_id=%s", request_id, exc_info=error)
+            if started:
+                return  # half an answer is already out; the server closes the connection
+            response = self._answer(scope, status, request_id)
+            await response(scope, receive, send)
+
+    def _answer(self, scope: Scope, status: int, request_id: str) -> Response:
+        detail = _detail(status, request_id)
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
+        headers["Cache-Control"] = "no-store"
+        if scope["path"].startswith("/api/"):
+            body = {
+                "type": PROBLEM_TYPE_BASE + ("unavailable" if status == 503 else "server-error"),
+                "title": "Service unavailable" if status == 503 else "Server error",
+                "status": status,
+                "detail": detail,
+                "request_id": request_id,
+            }
+            return JSONResponse(body, status_code=status, media_type="application/problem+json", headers=headers)
+        try:
+            response = self.html_error(Request(scope), status, detail)
+        except Exception:  # the page itself could not be rendered: a plain one still says what happened
+            error_log.debug("The error page could not be rendered", exc_info=True)
+            response = HTMLResponse(
+                '<!doctype html><html lang="en"><meta charset="utf-8"><title>Error · Blitzboard</title>'
+                f'<h1>Something went wrong</h1><p>{detail}</p><p><a href="/">Back to Blitzboard</a></p></html>',
+                status_code=status,
+            )
+        response.headers.update(headers)
+        return response

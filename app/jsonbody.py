@@ -1,0 +1,105 @@
+"""The API's JSON bodies, read strictly: no duplicate keys, no text that can't be stored.
+
+Python's json module (which FastAPI uses) keeps the last of two equal keys without a word, so
+`{"name": "A", "name": "B"}` means whatever the last parser in a chain of proxies decides; and it
+turns a lone surrogate escape (`"\\ud800"`) into a string that no database driver can encode. Both
+are refused here, before validation, as a 422 naming the place (`players[0].name`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+
+
+class BodyProblem(ValueError):
+    """What is wrong with a body that parsed as JSON but is still refused; `field` says where."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class _Object(dict):
+    """A JSON object as parsed, remembering a key it held twice."""
+
+    duplicate: str | None = None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> _Object:
+    result = _Object()
+    for key, value in pairs:
+        if key in result and result.duplicate is None:
+            result.duplicate = key
+        result[key] = value
+    return result
+
+
+def has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def check(value: Any) -> None:
+    """Raise BodyProblem for the first duplicate key or unstorable text, walking breadth-first."""
+    todo: deque[tuple[str, Any]] = deque([("", value)])
+    while todo:
+        path, item = todo.popleft()
+        if isinstance(item, str):
+            if has_lone_surrogate(item):
+                raise BodyProblem(
+                    path or "body", "This text holds a lone surrogate (like \\ud800), which is no character."
+                )
+        elif isinstance(item, dict):
+            if isinstance(item, _Object) and item.duplicate is not None:
+                where = _join(path, item.duplicate) if not has_lone_surrogate(item.duplicate) else path or "body"
+                raise BodyProblem(where, "This key appears more than once in its object; send it once.")
+            for key, child in item.items():
+                if has_lone_surrogate(key):
+                    raise BodyProblem(
+                        path or "body", "A key holds a lone surrogate (like \\ud800), which is no character."
+                    )
+                todo.append((_join(path, key), child))
+        elif isinstance(item, list):
+            todo.extend((_join(path, i), child) for i, child in enumerate(item))
+
+
+def parse(body: bytes) -> Any:
+    value = json.loads(body, object_pairs_hook=_object)
+    check(value)
+    return value
+
+
+class StrictJsonRequest(Request):
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = parse(await self.body())
+        return self._json
+
+
+class StrictJsonRoute(APIRoute):
+    """An API route whose JSON body is read by parse(); FastAPI answers its BodyProblem as a 400 with it
+    as the cause, which the API's handler turns into the 422 (app.routes.api)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict_handler(request: Request) -> Response:
+            return await handler(StrictJsonRequest(request.scope, request.receive))
+
+        return strict_handler
