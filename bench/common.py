@@ -289,11 +289,13 @@ def start_process(name: str, argv: list[str], env: dict[str, str], port: int, lo
     raise RuntimeError(f"{name} did not start:\n{log.read_text(errors='replace')[-3000:]}")
 
 
-def start_app(database_url: str, log: Path, port: int | None = None) -> Server:
-    """The app as it is deployed: `blitzboard serve` (migrates, then one uvicorn process)."""
+def start_app(database_url: str, log: Path, port: int | None = None, env: dict[str, str] | None = None) -> Server:
+    """The app as it is deployed: `blitzboard serve` (migrates, then one uvicorn process); `env` adds settings."""
     port = port or free_port()
     argv = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    return start_process("blitzboard", argv, {"BLITZBOARD_DATABASE_URL": database_url}, port, log, "/healthz")
+    return start_process(
+        "blitzboard", argv, {"BLITZBOARD_DATABASE_URL": database_url} | (env or {}), port, log, "/healthz"
+    )
 
 
 def start_factory(
