@@ -9,7 +9,9 @@ import uvicorn
 
 from app.config import get_settings
 from app.db import make_engine
+from app.limits import raise_open_file_limit
 from app.migrations import upgrade
+from app.server import uvicorn_options
 
 
 def migrate() -> None:
@@ -41,18 +43,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         if args.workers > 1 and settings.database_url.startswith("sqlite"):
             parser.error("--workers above 1 needs PostgreSQL: live updates on SQLite stay in one process")
-        uvicorn.run(
-            "app.main:create_app",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            access_log=False,  # app.middleware.AccessLog logs instead, with edit keys redacted
-            proxy_headers=True,
-            forwarded_allow_ips=settings.forwarded_allow_ips,
-            log_level=settings.log_level,
-            timeout_graceful_shutdown=5,
-        )
+        # Raised here, before uvicorn starts, so that worker processes inherit it and the connection
+        # cap can be set under it; each app raises it again in its lifespan (servers started otherwise).
+        open_files = raise_open_file_limit()
+        options = uvicorn_options(settings, host=args.host, port=args.port, workers=args.workers, open_files=open_files)
+        uvicorn.run("app.main:create_app", **options)
 
 
 if __name__ == "__main__":

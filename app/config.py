@@ -46,6 +46,30 @@ class Settings(BaseSettings):
     wrong_keys_per_minute: int = 20
     # Seconds between keep-alive comments on open event streams (proxies close silent connections).
     sse_ping_seconds: int = 15
+    # Limits that keep one client from stalling the server (docs/security.md, "Limits"). Open event
+    # streams per client address (429 beyond it) and in total per process (503 beyond it; lowered at
+    # start-up to leave `open_files_reserve` descriptors under the open-file limit).
+    max_streams_per_client: int = Field(default=16, ge=0)
+    max_streams: int = Field(default=2000, ge=0)
+    # Connections one peer address may hold open at once (more are closed as soon as they are accepted);
+    # the proxies in `forwarded_allow_ips` are exempt, as every client arrives through them. 0: no cap.
+    max_connections_per_client: int = Field(default=100, ge=0)
+    # Connections in total before uvicorn answers 503 (its limit_concurrency), also kept under the
+    # open-file limit minus the reserve below.
+    max_connections: int = Field(default=4000, ge=1)
+    # Descriptors kept free under the open-file limit for health checks, pages, the database, logs.
+    open_files_reserve: int = Field(default=128, ge=16)
+    # Seconds a connection may take to send a complete request head (also: to send anything at all
+    # after connecting, or after a keep-alive pause has ended); then it is closed (slowloris).
+    header_timeout_seconds: float = Field(default=10, gt=0)
+    # Seconds a request may take to send its body once its head is in; then 408.
+    body_timeout_seconds: float = Field(default=20, gt=0)
+    # Seconds an idle keep-alive connection stays open between requests (uvicorn's timeout_keep_alive).
+    keep_alive_seconds: int = Field(default=5, ge=1)
+    # Largest request head (request line and headers) in bytes (uvicorn's h11_max_incomplete_event_size).
+    max_header_bytes: int = Field(default=16 * 1024, ge=1024)
+    # An identical error line from asyncio or uvicorn is logged at most once per this many seconds.
+    log_repeat_seconds: float = Field(default=10, ge=0)
     # Trust X-Forwarded-For / X-Forwarded-Proto from these addresses (a reverse proxy in front).
     forwarded_allow_ips: str = "127.0.0.1"
     log_level: str = "info"

@@ -16,6 +16,7 @@ from app.config import Settings, get_settings
 from app.db import make_engine
 from app.errors_http import ServerErrors
 from app.games import current_versions
+from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
@@ -59,6 +60,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         _log_to_stderr_unless_configured(settings.log_level)
+        # Bounds on what clients can hold (app.limits): at start-up, never at import.
+        _, app.state.streams.total = capacity(settings, raise_open_file_limit())
+        quiet_repeats = install_repeat_filter(settings.log_repeat_seconds)
         app.state.broker.bind(asyncio.get_running_loop())
         if app.state.settings.tune_gc:
             # What exists at start-up lives as long as the process: keep it out of the cyclic garbage
@@ -83,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if listener:
                 await listener.stop()
             app.state.engine.dispose()
+            quiet_repeats()
 
     app = FastAPI(title="Blitzboard", version="1.0.0", description=API_DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
@@ -96,6 +101,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
     )
     app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
+    # The total is lowered under the open-file limit when the server starts (lifespan).
+    app.state.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
 
     app.mount("/static", static_files(), name="static")
     app.include_router(api.router)
@@ -109,7 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
     # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).
     app.add_middleware(CompressPublic)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_timeout_seconds)
     app.add_middleware(ServerErrors, html_error=pages.error_page)
     app.add_middleware(SecurityHeaders, hsts_seconds=settings.hsts_seconds)
     app.add_middleware(AccessLog)

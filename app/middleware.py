@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -91,11 +92,13 @@ class SecurityHeaders:
 
 
 class BodyLimit:
-    """413 for a request body over the limit, whether it declares its length or streams it."""
+    """413 for a request body over the limit, whether it declares its length or streams it; 408 for a
+    body that has not all arrived `seconds` after the request's head (a slow sender holds a socket)."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, seconds: float = 20) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.seconds = seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -114,8 +117,14 @@ class BodyLimit:
         chunks: list[bytes] = []
         size = 0
         more = True
+        deadline = asyncio.get_running_loop().time() + self.seconds
         while more:
-            message = await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                await self._answer(scope, send, 408, "body-timeout", "Body too slow", self._too_slow_detail())
+                return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
@@ -137,29 +146,44 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
+    def _too_slow_detail(self) -> str:
+        return f"The request body did not arrive within {self.seconds:g} seconds."
+
     async def _too_large(self, scope: Scope, send: Send) -> None:
         limit = f"{self.max_bytes // 1024} KiB" if self.max_bytes % 1024 == 0 else f"{self.max_bytes} bytes"
+        page = (
+            '<!doctype html><html lang="en"><meta charset="utf-8"><title>Too much · Blitzboard</title>'
+            f"<h1>That was too much</h1><p>A form can send at most {limit}. Go back and shorten what "
+            'you typed.</p><p><a href="/">Back to Blitzboard</a></p></html>'
+        )
+        detail = f"The request body is over {self.max_bytes} bytes."
+        await self._answer(scope, send, 413, "body-too-large", "Body over the size limit", detail, page)
+
+    async def _answer(
+        self, scope: Scope, send: Send, status: int, slug: str, title: str, detail: str, page: str | None = None
+    ) -> None:
         if scope["path"].startswith("/api/"):
             content_type = b"application/problem+json"
             body = json.dumps(
                 {
-                    "type": "https://blitzboard.invalid/problems/body-too-large",
-                    "title": "Body over the size limit",
-                    "status": 413,
-                    "detail": f"The request body is over {self.max_bytes} bytes.",
+                    "type": f"https://blitzboard.invalid/problems/{slug}",
+                    "title": title,
+                    "status": status,
+                    "detail": detail,
                 }
             ).encode()
         else:  # a browser's form post: a page a person can read
             content_type = b"text/html; charset=utf-8"
-            body = (
-                '<!doctype html><html lang="en"><meta charset="utf-8"><title>Too much · Blitzboard</title>'
-                f"<h1>That was too much</h1><p>A form can send at most {limit}. Go back and shorten what "
-                'you typed.</p><p><a href="/">Back to Blitzboard</a></p></html>'
-            ).encode()
+            page = page or (
+                f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{title} · Blitzboard</title>'
+                f"<h1>{title}</h1><p>{detail} Go back and try again.</p>"
+                '<p><a href="/">Back to Blitzboard</a></p></html>'
+            )
+            body = page.encode()
         await send(
             {
                 "type": "http.response.start",
-                "status": 413,
+                "status": status,
                 "headers": [
                     (b"content-type", content_type),
                     (b"content-length", str(len(body)).encode()),

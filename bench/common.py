@@ -514,7 +514,7 @@ it" notes are the benchmark's own reading of its measurements (see each section 
 |---|---|---|---|---|
 """
 
-SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load"]
+SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load", "flood"]
 
 
 def _markers(name: str) -> tuple[str, str]:

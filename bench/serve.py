@@ -31,19 +31,14 @@ def main() -> None:
         from app.cli import migrate
 
         migrate()
-    # The same settings app/cli.py gives uvicorn for one process.
-    uvicorn.run(
-        args.factory,
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=1,
-        access_log=False,
-        proxy_headers=True,
-        forwarded_allow_ips="127.0.0.1",
-        log_level="warning",
-        timeout_graceful_shutdown=5,
-    )
+    # The same options app/cli.py gives uvicorn for one process.
+    from app.config import get_settings
+    from app.limits import raise_open_file_limit
+    from app.server import uvicorn_options
+
+    settings = get_settings()
+    options = uvicorn_options(settings, host=args.host, port=args.port, workers=1, open_files=raise_open_file_limit())
+    uvicorn.run(args.factory, **options)
 
 
 if __name__ == "__main__":

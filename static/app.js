@@ -61,7 +61,39 @@
   });
 
   // --- live view: follow the game's version over Server-Sent Events -----------------------------
-  var source = null, retryDelay = 1000;
+  var source = null, retryDelay = 1000, pollTimer = null, POLL_MS = 20000;
+
+  // A stream the server refuses (too many from this address, or every slot taken: 429 / 503) or cannot
+  // serve leaves EventSource CLOSED. The page then says it is not live and fetches the scoreboard every
+  // 20 s, while it keeps asking for a stream again now and then; the first stream message ends polling.
+  function notLive(game, on) {
+    var note = document.getElementById("not-live");
+    if (on && !note && game) {
+      note = document.createElement("p");
+      note.id = "not-live";
+      note.className = "not-live";
+      note.setAttribute("role", "status");
+      note.textContent = "Not live right now: this page checks for new rounds every 20 seconds.";
+      game.insertAdjacentElement("beforebegin", note);
+    } else if (!on && note) {
+      note.remove();
+    }
+  }
+
+  function startPolling(game) {
+    notLive(game, true);
+    if (pollTimer) return;
+    pollTimer = setInterval(function () {
+      var current = document.getElementById("game");
+      if (current && document.visibilityState === "visible") refresh(current);
+    }, POLL_MS);
+  }
+
+  function stopPolling() {
+    if (pollTimer) clearInterval(pollTimer);
+    pollTimer = null;
+    notLive(null, false);
+  }
 
   function refresh(game) {
     if (window.htmx) {
@@ -78,6 +110,7 @@
     source = new EventSource(game.dataset.liveUrl);
     source.addEventListener("version", function (event) {
       retryDelay = 1000;
+      stopPolling();
       var current = document.getElementById("game");
       if (current && Number(event.data) > Number(current.dataset.version)) refresh(current);
     });
@@ -85,6 +118,7 @@
       // EventSource retries by itself while the connection is merely dropped; once it gives up
       // (CLOSED, e.g. after an error answer), start over with a growing delay.
       if (source.readyState === EventSource.CLOSED) {
+        startPolling(game);
         setTimeout(follow, retryDelay);
         retryDelay = Math.min(retryDelay * 2, 30000);
       }

@@ -64,8 +64,9 @@ class Server:
         environment = os.environ | {"BLITZBOARD_DATABASE_URL": self.database_url, "BLITZBOARD_LOG_LEVEL": "warning"}
         environment.pop("DATABASE_URL", None)
         environment |= self.env
-        command = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory", "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--no-access-log", "--timeout-graceful-shutdown", "5"]
+        # `blitzboard serve` itself, so the server runs under the uvicorn options (limits, timeouts,
+        # connection guards) that are deployed: app.server.uvicorn_options.
+        command = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 command, cwd=self.cwd, env=environment, stdout=log, stderr=subprocess.STDOUT

@@ -9,20 +9,42 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
 
 from app.games import current_versions
+from app.limits import StreamSlots
 from app.models import ProblemDetails
+from app.ratelimit import client_address
 from app.routes.api import GameId, problem
 
 router = APIRouter()
 
 RETRY_MS = 2000
+# A refused stream: the page polls meanwhile, and its stream reconnects no sooner than this.
+RETRY_LATER = {"Retry-After": "30"}
+
+
+class _HoldingSlot(EventSourceResponse):
+    """An event stream that gives its client's stream slot back when it ends, however it ends (the
+    client left, the server shuts down, an error)."""
+
+    def __init__(self, slots: StreamSlots, client: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = slots
+        self._client = client
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._slots.release(self._client)
 
 
 def _current_version(engine, game_id: str) -> int | None:
@@ -40,14 +62,38 @@ def _current_version(engine, game_id: str) -> int | None:
         200: {"content": {"text/event-stream": {}}, "description": "An event stream"},
         404: {"model": ProblemDetails, "content": {"application/problem+json": {}}, "description": "Unknown game"},
         422: {"model": ProblemDetails, "content": {"application/problem+json": {}}, "description": "Invalid id"},
+        429: {
+            "model": ProblemDetails,
+            "content": {"application/problem+json": {}},
+            "description": "Too many streams open from this address; see Retry-After",
+        },
+        503: {
+            "model": ProblemDetails,
+            "content": {"application/problem+json": {}},
+            "description": "Every stream slot is taken; see Retry-After",
+        },
     },
 )
 @router.get("/g/{game_id}/events", name="game_events", include_in_schema=False)
 async def game_events(request: Request, game_id: GameId) -> Response:
     engine = request.app.state.engine
     broker = request.app.state.broker
-    version = await run_in_threadpool(_current_version, engine, game_id)
+    slots: StreamSlots = request.app.state.streams
+    client = client_address(request)
+    refused = slots.acquire(client)
+    if refused == 429:
+        detail = f"This address already follows {slots.per_client} live games; close one, or reload later."
+        return problem(429, detail, slug="too-many-streams", title="Too many live streams", headers=RETRY_LATER)
+    if refused is not None:
+        detail = "The server follows as many live games as it can; the page will update when you reload."
+        return problem(503, detail, slug="streams-full", title="Live updates are full", headers=RETRY_LATER)
+    try:
+        version = await run_in_threadpool(_current_version, engine, game_id)
+    except BaseException:
+        slots.release(client)
+        raise
     if version is None:
+        slots.release(client)
         return problem(404, f"There is no game {game_id!r}.", slug="not-found", title="Not found")
 
     shutting_down = anyio.Event()  # sse-starlette sets it when the server begins to shut down
@@ -76,7 +122,9 @@ async def game_events(request: Request, game_id: GameId) -> Response:
             finally:
                 watcher.cancel()
 
-    return EventSourceResponse(
+    return _HoldingSlot(
+        slots,
+        client,
         stream(),
         ping=request.app.state.settings.sse_ping_seconds,
         shutdown_event=shutting_down,
