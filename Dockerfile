@@ -16,7 +16,8 @@ ENV PATH="/opt/venv/bin:$PATH" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     BLITZBOARD_ROOT=/app \
-    BLITZBOARD_DATABASE_URL=sqlite:////data/blitzboard.db
+    BLITZBOARD_DATABASE_URL=sqlite:////data/blitzboard.db \
+    BLITZBOARD_SECRET_FILE=/data/blitzboard.secret
 RUN groupadd --system --gid 10001 blitzboard \
     && useradd --system --uid 10001 --gid 10001 --home-dir /app --shell /usr/sbin/nologin blitzboard \
     && mkdir -p /data \

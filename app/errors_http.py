@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.middleware import loggable
+from app.middleware import loggable, redact
 from app.requestid import request_id_of
 
 error_log = logging.getLogger("blitzboard.errors")
@@ -55,11 +55,18 @@ def is_database_trouble(error: BaseException) -> bool:
     return False
 
 
-def _detail(status: int, request_id: str) -> str:
+def _detail(status: int, request_id: str, api: bool = True) -> str:
     if status == 503:
+        # Not "nothing was changed": a connection lost during COMMIT leaves that unknown. The same
+        # Idempotency-Key (the round form sends one of its own) makes the retry safe either way.
+        retry = (
+            "with the same Idempotency-Key if you sent one: a change that did reach the database is then not made twice"
+            if api
+            else "by sending the same form again: a round that did reach the database is not saved twice"
+        )
         return (
-            "The score keeper's database is busy or out of reach for a moment; nothing was changed. "
-            f"Try again in a few seconds. (Request id {request_id}.)"
+            "The score keeper's database is busy or out of reach for a moment. Try again in a few seconds, "
+            f"{retry}. (Request id {request_id}.)"
         )
     return (
         "Something went wrong on our side and the request could not be finished. Try again; if it "
@@ -99,7 +106,7 @@ class ServerErrors:
                 '%s "%s %s" request_id=%s %s',
                 status,
                 scope["method"],
-                loggable(scope["path"]),
+                loggable(redact(scope["path"])),
                 request_id,
                 _short(error),
             )
@@ -110,7 +117,7 @@ class ServerErrors:
             await response(scope, receive, send)
 
     def _answer(self, scope: Scope, status: int, request_id: str) -> Response:
-        detail = _detail(status, request_id)
+        detail = _detail(status, request_id, api=scope["path"].startswith("/api/"))
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
         headers["Cache-Control"] = "no-store"
         if scope["path"].startswith("/api/"):

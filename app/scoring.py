@@ -37,7 +37,9 @@ _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u20
 # width space, joiners, soft hyphen, tags), marks and variation selectors (they only change the
 # character before them), spaces of every width, unassigned and private code points, and the
 # letters some scripts draw as blank fillers (Hangul fillers, the blank Braille pattern, ...).
-_DRAWS_NOTHING = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+# Private-use (Co) and unassigned (Cn) code points count as visible: an emoji newer than this
+# Python's Unicode tables is "unassigned" to it, and a player may well be named with one.
+_DRAWS_NOTHING = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
 _BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 
 

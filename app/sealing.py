@@ -21,6 +21,7 @@ import logging
 import os
 import secrets
 import tempfile
+import time
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
@@ -115,12 +116,24 @@ def load_secret(secret_key: str, secret_file: str, database_url: str) -> bytes:
     path = Path(secret_file) if secret_file else default_secret_file(database_url)
     if path is None:
         return secrets.token_bytes(SECRET_BYTES)
+    try:
+        return _read_or_create(path)
+    except OSError as error:
+        raise RuntimeError(
+            f"can't keep the server secret in {path} ({error.strerror or error}): set BLITZBOARD_SECRET_KEY, "
+            "or BLITZBOARD_SECRET_FILE to a path this user can write (beside the database)"
+        ) from error
+
+
+def _read_or_create(path: Path) -> bytes:
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".secret-")  # mkstemp makes it 0600
         try:
             with os.fdopen(fd, "w") as file:
                 file.write(secrets.token_hex(SECRET_BYTES) + "\n")
+                file.flush()
+                os.fsync(file.fileno())  # on the disk before it has its name: never an empty secret
             try:
                 os.link(temporary, path)
                 log.info("created the server secret in %s (keep it with the database)", path)
@@ -137,6 +150,11 @@ def load_secret(secret_key: str, secret_file: str, database_url: str) -> bytes:
     if path.stat().st_mode & 0o077:
         log.warning("the server secret %s can be read by other users: chmod 600 it", path)
     text = path.read_text().strip()
+    for _ in range(20):  # another process made it without hard links and is still writing it
+        if text:
+            break
+        time.sleep(0.05)
+        text = path.read_text().strip()
     try:
         secret = bytes.fromhex(text)
     except ValueError:

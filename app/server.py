@@ -14,6 +14,7 @@ connection from a peer that already holds `max_connections_per_client`.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from dataclasses import dataclass, field
 from functools import partial
@@ -35,7 +36,7 @@ class ConnectionGuard:
 
     header_timeout: float
     per_client: int  # 0: no cap
-    exempt: frozenset[str] | None  # peers never capped (trusted proxies); None: every peer is exempt
+    exempt: TrustedProxies | None  # peers never capped (trusted proxies); None: every peer is exempt
     _open: dict[str, int] = field(default_factory=dict)
 
     def admit(self, peer: str) -> bool:
@@ -140,10 +141,33 @@ def _protocol_class() -> type:
     return GuardedH11Protocol if HttpToolsProtocol is None else GuardedHttpToolsProtocol
 
 
-def trusted_proxies(forwarded_allow_ips: str) -> frozenset[str] | None:
+class TrustedProxies:
+    """The peers exempt from the per-client connection cap: addresses and networks ("10.0.0.0/8"),
+    as uvicorn reads FORWARDED_ALLOW_IPS; anything else (a Unix socket's name) compared as text."""
+
+    def __init__(self, entries: list[str]):
+        self.networks = []
+        self.names = set()
+        for entry in entries:
+            try:
+                self.networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                self.names.add(entry)
+
+    def __contains__(self, peer: object) -> bool:
+        if peer in self.names:
+            return True
+        try:
+            address = ipaddress.ip_address(str(peer))
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
+
+def trusted_proxies(forwarded_allow_ips: str) -> TrustedProxies | None:
     """The peers exempt from the per-client connection cap; None when every address is trusted ("*")."""
-    addresses = frozenset(a.strip() for a in forwarded_allow_ips.split(",") if a.strip())
-    return None if "*" in addresses else addresses
+    entries = [a.strip() for a in forwarded_allow_ips.split(",") if a.strip()]
+    return None if "*" in entries else TrustedProxies(entries)
 
 
 def uvicorn_options(settings: Settings, *, host: str, port: int, workers: int, open_files: int) -> dict[str, Any]:

@@ -230,3 +230,22 @@ def test_the_openapi_document_declares_the_503(client: TestClient):
     for path, operations in paths.items():
         for method, operation in operations.items():
             assert "503" in operation["responses"], (method, path)
+
+
+def test_an_error_on_the_edit_link_never_logs_its_key(client: TestClient, make_game, logs, monkeypatch):
+    game = make_game()
+    monkeypatch.setattr(Games, "key_hash", _raise(locked()))
+    response = client.get(f"/g/{game.id}/edit/{game.key}", follow_redirects=False)
+    assert response.status_code == 503
+    assert_security_headers(response)
+    logged = [r.getMessage() for r in logs.records]
+    assert any("/edit/[redacted]" in line for line in logged), logged
+    assert not any(game.key in line for line in logged)
+    assert game.key not in response.text
+
+
+def test_a_503_on_a_page_tells_the_keeper_to_send_the_form_again(client: TestClient, logs, monkeypatch):
+    monkeypatch.setattr(Games, "existing", _raise(locked()))
+    page = client.get("/")
+    assert page.status_code == 503
+    assert "sending the same form again" in text_of(html(page).select_one("main, body"))

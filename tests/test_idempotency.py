@@ -479,3 +479,29 @@ def test_a_write_that_loses_its_connection_twice_is_a_503_and_changes_nothing(
     # The client's retry with the same key is then a first request, and lands once.
     assert game.add_round(SMALL_ROUND, **{"Idempotency-Key": "very-flaky"}).status_code == 201
     assert len(game.get()["rounds"]) == 1
+
+
+def test_a_secret_file_that_cannot_be_written_stops_start_up_with_a_clear_message(tmp_path: Path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with pytest.raises(RuntimeError, match="BLITZBOARD_SECRET_KEY"):
+        load_secret("", str(blocker / "blitzboard.secret"), "sqlite://")
+
+
+def test_a_rematch_of_players_stored_before_todays_name_rules_is_a_page_not_a_500(
+    client: TestClient, app: FastAPI, make_game
+):
+    from app.models import Player
+
+    game = make_game()
+    with Session(app.state.engine) as session:  # a name today's rules refuse, stored by an older version
+        player = session.exec(select(Player).where(Player.game_id == game.id)).first()
+        player.name = "\u200b"
+        session.add(player)
+        session.commit()
+    claim(client, game.id, game.key)
+    games_before = count_games(app)
+    page = client.post(f"/g/{game.id}/rematch", data={"csrf": csrf_of(client, game.id)}, follow_redirects=False)
+    assert page.status_code == 422
+    assert "visible character" in text_of(html(page).select_one("main, body"))
+    assert count_games(app) == games_before

@@ -280,3 +280,14 @@ def test_connections_over_the_total_get_503(server_database_url: str, tmp_path: 
         assert closed_by_server(sock).startswith(b"HTTP/1.1 503")
         for each in held:
             each.close()
+
+
+def test_a_trusted_proxy_network_is_exempt_from_the_per_peer_cap():
+    from app.server import ConnectionGuard, trusted_proxies
+
+    guard = ConnectionGuard(header_timeout=10, per_client=2, exempt=trusted_proxies("127.0.0.1, 10.0.0.0/8, fd00::/8"))
+    assert all(guard.admit("10.1.2.3") for _ in range(5))  # inside the proxies' network: never capped
+    assert all(guard.admit("fd00::7") for _ in range(5))
+    assert [guard.admit("192.0.2.9") for _ in range(3)] == [True, True, False]
+    assert not guard.counted("10.200.0.1") and guard.counted("192.0.2.9")
+    assert trusted_proxies("*") is None

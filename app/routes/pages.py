@@ -730,6 +730,11 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
         return too_many_page(request, wait)
     try:
         outcome = games.create(data, urls_for(request))
+    except InvalidInput as error:
+        # Names stored before today's rules (for example only invisible characters) can't start a
+        # new game as they are: say which, rather than fail.
+        limit.release(client)
+        return error_page(request, 422, f"This game's players can't start a rematch as they are: {error.detail}")
     except BaseException:
         limit.release(client)
         raise
