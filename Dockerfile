@@ -12,6 +12,8 @@ COPY app ./app
 RUN /opt/venv/bin/pip install .
 
 FROM python:3.11-slim AS runtime
+# BLITZBOARD_SECRET_FILE is where the server secret is kept (in the /data volume), not a secret itself.
+# hadolint ignore=DL3064
 ENV PATH="/opt/venv/bin:$PATH" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
