@@ -395,10 +395,24 @@ class Connection:
     async def request(self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b"") -> Answer:
         if self.writer is None:
             await self.open()
-        self.send(method, path, headers, body)
-        assert self.writer is not None and self.reader is not None
-        await self.writer.drain()
-        status, answer_headers = await self.read_head()
+        try:
+            self.send(method, path, headers, body)
+            assert self.writer is not None
+            await self.writer.drain()
+            status, answer_headers = await self.read_head()
+        except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError) as error:
+            if isinstance(error, asyncio.IncompleteReadError) and error.partial:
+                raise
+            # The server closed the connection while it sat idle (its keep-alive and head deadlines):
+            # not a single byte of an answer came, so the request was never read. Reconnect and send
+            # it again, as a browser does.
+            await self.close()
+            await self.open()
+            self.send(method, path, headers, body)
+            assert self.writer is not None
+            await self.writer.drain()
+            status, answer_headers = await self.read_head()
+        assert self.reader is not None
         if "content-length" in answer_headers:
             data = await self.reader.readexactly(int(answer_headers["content-length"]))
         elif answer_headers.get("transfer-encoding", "").lower() == "chunked":
@@ -514,7 +528,7 @@ it" notes are the benchmark's own reading of its measurements (see each section 
 |---|---|---|---|---|
 """
 
-SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load", "flood"]
+SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load", "flood", "replays"]
 
 
 def _markers(name: str) -> tuple[str, str]:
