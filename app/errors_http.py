@@ -24,12 +24,12 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.middleware import loggable, redact
+from app.problems import PROBLEM_JSON, PROBLEM_TYPE_BASE
 from app.requestid import request_id_of
 
 error_log = logging.getLogger("blitzboard.errors")
 
 RETRY_AFTER_SECONDS = 5
-PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 
 HtmlError = Callable[[Request, int, str], Response]
 
@@ -128,7 +128,7 @@ class ServerErrors:
                 "detail": detail,
                 "request_id": request_id,
             }
-            return JSONResponse(body, status_code=status, media_type="application/problem+json", headers=headers)
+            return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
         try:
             response = self.html_error(Request(scope), status, detail)
         except Exception:  # the page itself could not be rendered: a plain one still says what happened

@@ -15,15 +15,16 @@ from app.assets import static_files
 from app.config import Settings, get_settings
 from app.db import make_engine
 from app.errors_http import ServerErrors
-from app.games import current_versions
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
+from app.problems import declare_unavailable, install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
 from app.routes import api, events, export, health, pages
 from app.sealing import Sealer, load_secret
+from app.views import current_versions
 
 API_DESCRIPTION = """
 Keep score of Dutch Blitz games from your own program.
@@ -110,8 +111,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(export.router)
     app.include_router(health.router)
     app.include_router(pages.router)
-    api.install_problem_handlers(app, pages.error_page)
-    api.declare_unavailable(app)
+    install_problem_handlers(app, pages.error_page)
+    declare_unavailable(app)
 
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
     # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).

@@ -12,6 +12,7 @@ from starlette.datastructures import MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.problems import PROBLEM_JSON, PROBLEM_TYPE_BASE
 from app.requestid import request_id_of
 from app.security import EDIT_COOKIE_PREFIX, content_security_policy
 
@@ -163,10 +164,10 @@ class BodyLimit:
         self, scope: Scope, send: Send, status: int, slug: str, title: str, detail: str, page: str | None = None
     ) -> None:
         if scope["path"].startswith("/api/"):
-            content_type = b"application/problem+json"
+            content_type = PROBLEM_JSON.encode()
             body = json.dumps(
                 {
-                    "type": f"https://blitzboard.invalid/problems/{slug}",
+                    "type": PROBLEM_TYPE_BASE + slug,
                     "title": title,
                     "status": status,
                     "detail": detail,

@@ -86,12 +86,6 @@ class Problem:
     index: int | None = None
 
 
-class InvalidInput(ValueError):
-    def __init__(self, problems: Sequence[Problem]):
-        self.problems = list(problems)
-        super().__init__("; ".join(p.message for p in self.problems))
-
-
 @dataclass(frozen=True, slots=True)
 class ScoredScore:
     player_id: int

@@ -11,9 +11,8 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Request
 
 EDIT_KEY_BYTES = 24  # 192 bits
 GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
@@ -69,9 +68,6 @@ def bearer_key(request: Request) -> Credential:
     if scheme.lower() == "bearer" and value.strip():
         return Credential(value.strip())
     return Credential(None)
-
-
-BearerDep = Annotated[Credential, Depends(bearer_key)]
 
 
 def cookie_key(request: Request, game_id: str) -> Credential:

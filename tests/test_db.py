@@ -267,7 +267,7 @@ def test_loading_games_costs_three_queries_however_many_games_and_rounds(client,
     from sqlalchemy import event
     from sqlmodel import Session, select
 
-    from app.games import load_view, load_views
+    from app.views import load_view, load_views
 
     handles = [make_game() for _ in range(4)]
     for handle in handles[:3]:

@@ -18,11 +18,12 @@ from fastapi.responses import Response
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
-from app.games import current_versions
 from app.limits import StreamSlots
 from app.models import ProblemDetails
+from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
-from app.routes.api import GameId, problem
+from app.routes.deps import GameId
+from app.views import current_versions
 
 router = APIRouter()
 
@@ -60,16 +61,16 @@ def _current_version(engine, game_id: str) -> int | None:
     response_class=Response,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "An event stream"},
-        404: {"model": ProblemDetails, "content": {"application/problem+json": {}}, "description": "Unknown game"},
-        422: {"model": ProblemDetails, "content": {"application/problem+json": {}}, "description": "Invalid id"},
+        404: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": "Unknown game"},
+        422: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": "Invalid id"},
         429: {
             "model": ProblemDetails,
-            "content": {"application/problem+json": {}},
+            "content": {PROBLEM_JSON: {}},
             "description": "Too many streams open from this address; see Retry-After",
         },
         503: {
             "model": ProblemDetails,
-            "content": {"application/problem+json": {}},
+            "content": {PROBLEM_JSON: {}},
             "description": "Every stream slot is taken; see Retry-After",
         },
     },

@@ -8,8 +8,9 @@ import io
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.games import GameNotFound
-from app.routes.api import GameId, GamesDep, _problem_responses, game_error_response
+from app.errors import GameNotFound
+from app.problems import game_error_response, problem_responses
+from app.routes.deps import GameId, GamesDep
 
 router = APIRouter()
 
@@ -28,7 +29,7 @@ def spreadsheet_safe(text: str) -> str:
     description="One row per round (and the starting scores): each player's Dutch cards, Blitz cards left, "
     "points and running total.",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}, **_problem_responses(404, 422)},
+    responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}, **problem_responses(404, 422)},
 )
 def export_csv(game_id: GameId, games: GamesDep) -> Response:
     try:

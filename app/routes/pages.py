@@ -22,20 +22,12 @@ from app import scoring
 from app.assets import asset_url
 from app.chart import build_chart
 from app.config import ROOT
-from app.games import (
-    GameError,
-    GameNotFound,
-    Games,
-    GameView,
-    InvalidInput,
-    KeyWrong,
-    VersionMismatch,
-    load_views,
-)
+from app.errors import GameError, GameNotFound, InvalidInput, KeyWrong, VersionMismatch
+from app.games import Games
 from app.idempotency import Idempotency
 from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate, ScoreIn
 from app.ratelimit import client_address, retry_after_header
-from app.routes.api import GameId, GamesDep, RoundNumber, absolute_url, urls_for
+from app.routes.deps import GameId, GamesDep, RoundNumber
 from app.security import (
     EDIT_COOKIE_PREFIX,
     Credential,
@@ -45,6 +37,8 @@ from app.security import (
     edit_cookie_name,
     key_matches,
 )
+from app.urls import absolute_url, urls_for
+from app.views import GameView, load_views
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=ROOT / "templates")

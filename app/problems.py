@@ -1,0 +1,188 @@
+"""problem+json (RFC 9457): building answers, the titles per status, what the OpenAPI document
+declares, and the handlers for errors raised outside the routes (validation, HTTP errors)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+
+from app import scoring
+from app.errors import GameError, InvalidInput
+from app.jsonbody import BodyProblem
+from app.models import ProblemDetails
+from app.ratelimit import retry_after_header
+
+PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
+PROBLEM_JSON = "application/problem+json"
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {
+        status: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": TITLES[status]}
+        for status in statuses
+    }
+
+
+TITLES = {
+    400: "Bad request",
+    401: "No edit key",
+    403: "Wrong edit key",
+    404: "Unknown game or round",
+    405: "Method not allowed",
+    409: "The game is over",
+    412: "Stale If-Match",
+    413: "Body over the size limit",
+    415: "Unsupported media type",
+    422: "Invalid input",
+    429: "Too many requests",
+    503: "The database is busy or out of reach: try again after Retry-After seconds",
+}
+
+
+def declare_unavailable(app: FastAPI) -> None:
+    """Every /api operation can meet database trouble (app.errors_http answers it 503): say so in the
+    OpenAPI document, whichever module the route lives in."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            for path, operations in schema.get("paths", {}).items():
+                if path.startswith("/api/"):
+                    for operation in operations.values():
+                        operation.setdefault("responses", {}).setdefault("503", UNAVAILABLE)
+        return app.openapi_schema or build()
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+UNAVAILABLE = {
+    "description": TITLES[503],
+    "headers": {"Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer"}}},
+    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}},
+}
+
+
+def problem(
+    status: int,
+    detail: str,
+    *,
+    slug: str | None = None,
+    title: str | None = None,
+    errors: list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + (slug or str(status)),
+        "title": title or TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+    }
+    if errors is not None:
+        body["errors"] = errors
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+
+
+def _field_of(problem_: scoring.Problem, items: str) -> str:
+    """Where a rules-engine problem points in the request body: "players[1].name", "scores", ..."""
+    if problem_.field == "game_name":
+        return "name"
+    if problem_.field in ("target", "dutch_points", "blitz_points", "tie_break"):
+        return f"rules.{problem_.field}"
+    if problem_.index is not None:
+        return f"{items}[{problem_.index}].{problem_.field}"
+    if problem_.field in ("players", "name"):
+        return problem_.field
+    return items
+
+
+def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
+    errors = None
+    if isinstance(error, InvalidInput):
+        errors = [{"field": _field_of(p, items), "message": p.message} for p in error.problems]
+    elif error.status == 422:
+        errors = [{"field": "Idempotency-Key", "message": error.detail}]
+    # A 401 must say how to authenticate (RFC 9110 §11.6.1).
+    headers = {"WWW-Authenticate": 'Bearer realm="blitzboard"'} if error.status == 401 else None
+    return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers)
+
+
+def too_many(seconds: float, what: str) -> JSONResponse:
+    return problem(
+        429,
+        f"Too many {what} from this address: try again in {math.ceil(seconds)} s.",
+        slug="rate-limited",
+        title="Too many requests",
+        headers=retry_after_header(seconds),
+    )
+
+
+def _loc_to_field(loc: tuple[Any, ...]) -> str:
+    parts = [p for p in loc if p not in ("body", "query", "path", "header")]
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or (loc[0] if loc else "body")
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed_methods(request: Request) -> str | None:
+    """Every method some route takes at this path (Starlette names only the first route's).
+
+    Asked of the router itself, method by method, so routes in included routers count too.
+    """
+    routes = request.app.router.routes
+    allowed = [m for m in _METHODS if any(r.matches({**request.scope, "method": m})[0] is Match.FULL for r in routes)]
+    return ", ".join(allowed) or None
+
+
+def _unreadable_body(cause: BaseException) -> str:
+    if isinstance(cause, UnicodeDecodeError):
+        return "The body is not valid JSON: it is not UTF-8 text."
+    if isinstance(cause, RecursionError):
+        return "The body is not valid JSON: it is nested too deeply."
+    return "The body is not valid JSON: it could not be read."
+
+
+def install_problem_handlers(app: FastAPI, html_error) -> None:
+    """problem+json under /api, the HTML error page (html_error(request, status, detail)) elsewhere."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        errors = [
+            {"field": "body", "message": "The body is not valid JSON."}
+            if e["type"] == "json_invalid"
+            else {"field": _loc_to_field(tuple(e["loc"])), "message": e["msg"]}
+            for e in exc.errors()
+        ]
+        if not request.url.path.startswith("/api/"):
+            return html_error(request, 422, "; ".join(f"{e['field']}: {e['message']}" for e in errors))
+        return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "Error")
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405 and (allowed := _allowed_methods(request)):
+            headers["Allow"] = allowed
+        if not request.url.path.startswith("/api/"):
+            response = html_error(request, exc.status_code, detail)
+            response.headers.update(headers)
+            return response
+        if exc.status_code == 400 and isinstance(exc.__cause__, BodyProblem):
+            errors = [{"field": exc.__cause__.field, "message": exc.__cause__.message}]
+            return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
+        if exc.status_code == 400 and exc.__cause__ is not None:
+            # FastAPI answers a body its JSON parser gave up on (not UTF-8, nested thousands deep, a
+            # number of thousands of digits) with a bare 400; it is malformed JSON like any other: 422.
+            errors = [{"field": "body", "message": _unreadable_body(exc.__cause__)}]
+            return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
+        return problem(exc.status_code, detail, headers=headers or None)

@@ -1,0 +1,41 @@
+"""Dependencies the route modules share: the use cases, path parameters, headers, the bearer credential.
+
+Route modules import from here, never from each other.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Path, Request
+
+from app.db import SessionDep
+from app.games import Games
+from app.security import Credential, bearer_key
+
+
+async def get_games(request: Request, session: SessionDep) -> Games:
+    # async: building it does no I/O, and a sync dependency would cost a hop through the thread pool.
+    return Games(session, request.app.state.broker, request.app.state.settings, request.app.state.sealer)
+
+
+GamesDep = Annotated[Games, Depends(get_games)]
+GameId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+RoundNumber = Annotated[int, Path(ge=1, le=100_000)]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=255,
+        description="Send the same key to retry a write safely: the first answer comes back and nothing "
+        "changes twice. Keys are kept for at least 24 hours, per game.",
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    Header(alias="If-Match", max_length=100, description='The ETag (`"<version>"`) the change was based on.'),
+]
+
+
+BearerDep = Annotated[Credential, Depends(bearer_key)]

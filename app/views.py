@@ -1,0 +1,160 @@
+"""The read model: a game loaded once and what its rounds mean, shaped for the pages and the API.
+
+One loader for one game or many (three queries however many games and rounds), the scoring of the
+stored rounds by app.scoring, and the API's JSON shape built in one place (to_public).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from app import scoring
+from app.models import Game, Player, Round, RoundScore
+
+# Rounds as stored: (round id, each player's cards), in the order played.
+Played = list[tuple[int, list[scoring.Score]]]
+
+
+@dataclass(slots=True)
+class GameView:
+    game: Game
+    players: list[Player]
+    round_ids: list[int]  # in the order played: round n is round_ids[n - 1]
+    state: scoring.GameState
+
+    @property
+    def rules(self) -> scoring.Rules:
+        return self.state.rules
+
+    def player_names(self) -> dict[int, str]:
+        return {p.id: p.name for p in self.players}
+
+    def public(self) -> dict[str, Any]:
+        return to_public(self)
+
+    def played(self) -> Played:
+        """The rounds as stored: (round id, each player's cards), in order."""
+        return [
+            (round_id, [scoring.Score(s.player_id, s.dutch, s.blitz) for s in scored.scores])
+            for round_id, scored in zip(self.round_ids, self.state.rounds, strict=True)
+        ]
+
+
+def rules_of(game: Game) -> scoring.Rules:
+    return scoring.Rules(
+        target=game.target,
+        dutch_points=game.dutch_points,
+        blitz_points=game.blitz_points,
+        tie_break=scoring.TieBreak(game.tie_break),
+    )
+
+
+def _aware(moment: datetime) -> datetime:
+    # SQLite hands timestamps back without a zone; every one we store is UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _timestamp(moment: datetime) -> str:
+    # The same text pydantic gives a UTC datetime (models.GamePublic documents the shape).
+    return _aware(moment).isoformat().replace("+00:00", "Z")
+
+
+def to_public(view: GameView) -> dict[str, Any]:
+    """The game as the API answers it: the shape of models.GamePublic, built as plain JSON-ready data.
+
+    Built by hand rather than through the pydantic models: a long game has thousands of scores,
+    and every save answers the whole game (tests/test_api.py checks it against the documented schema).
+    """
+    state = view.state
+    game = view.game
+    ranks = {s.player.id: s.rank for s in state.standings}
+    return {
+        "id": game.id,
+        "name": game.name,
+        "version": game.version,
+        "created_at": _timestamp(game.created_at),
+        "updated_at": _timestamp(game.updated_at),
+        "status": state.status,
+        "winners": list(state.winners),
+        "tie_break": state.tie_break_due,
+        "leaders": list(state.leaders),
+        "rules": {
+            "target": game.target,
+            "dutch_points": game.dutch_points,
+            "blitz_points": game.blitz_points,
+            "tie_break": game.tie_break,
+        },
+        "players": [
+            {
+                "id": p.id,
+                "name": p.name,
+                "starting_score": p.starting_score,
+                "total": state.totals[p.id],
+                "rank": ranks[p.id],
+            }
+            for p in view.players
+        ],
+        "rounds": [
+            {
+                "number": r.number,
+                "scores": [
+                    {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
+                    for s in r.scores
+                ],
+            }
+            for r in state.rounds
+        ],
+    }
+
+
+def load_view(session: Session, game: Game) -> GameView:
+    return load_views(session, [game])[0]
+
+
+def load_views(session: Session, games: list[Game]) -> list[GameView]:
+    """Games, their players and what their rounds mean: three queries however many games and rounds.
+
+    Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
+    """
+    ids = [game.id for game in games]
+    players: dict[str, list[Player]] = {game_id: [] for game_id in ids}
+    for player in session.exec(select(Player).where(Player.game_id.in_(ids)).order_by(Player.seat)):
+        players[player.game_id].append(player)
+    rounds: dict[str, list[int]] = {game_id: [] for game_id in ids}
+    for game_id, round_id in session.exec(
+        select(Round.game_id, Round.id).where(Round.game_id.in_(ids)).order_by(Round.id)
+    ):
+        rounds[game_id].append(round_id)
+    scores: dict[int, list[scoring.Score]] = {
+        round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
+    }
+    for round_id, player_id, dutch, blitz in session.exec(
+        select(RoundScore.round_id, RoundScore.player_id, RoundScore.dutch, RoundScore.blitz)
+        .join(Round, RoundScore.round_id == Round.id)
+        .where(Round.game_id.in_(ids))
+    ):
+        scores[round_id].append(scoring.Score(player_id, dutch, blitz))
+    return [
+        scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]])
+        for game in games
+    ]
+
+
+def current_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
+    """The version of each game that exists (for event streams, which outlive any request's session)."""
+    with Session(engine) as session:
+        return dict(session.exec(select(Game.id, Game.version).where(Game.id.in_(game_ids))).all())
+
+
+def scored_view(game: Game, players: list[Player], played: Played) -> GameView:
+    state = scoring.score_game(
+        [scoring.Player(p.id, p.name, p.starting_score) for p in players],
+        rules_of(game),
+        [scores for _, scores in played],
+    )
+    return GameView(game, players, [round_id for round_id, _ in played], state)
