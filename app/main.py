@@ -22,9 +22,10 @@ from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
 from app.problems import declare_unavailable, install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
-from app.routes import api, events, export, health, pages
+from app.routes import api, events, export, game_pages, health, start
 from app.sealing import Sealer, load_secret
 from app.views import current_versions
+from app.web.render import error_page
 
 API_DESCRIPTION = """
 Keep score of Dutch Blitz games from your own program.
@@ -110,15 +111,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)
-    app.include_router(pages.router)
-    install_problem_handlers(app, pages.error_page)
+    app.include_router(start.router)
+    app.include_router(game_pages.router)
+    install_problem_handlers(app, error_page)
     declare_unavailable(app)
 
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
     # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).
     app.add_middleware(CompressPublic)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_timeout_seconds)
-    app.add_middleware(ServerErrors, html_error=pages.error_page)
+    app.add_middleware(ServerErrors, html_error=error_page)
     app.add_middleware(SecurityHeaders, hsts_seconds=settings.hsts_seconds)
     app.add_middleware(AccessLog)
     app.add_middleware(RequestId)

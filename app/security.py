@@ -11,8 +11,12 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from fastapi import Request
+from fastapi.responses import Response
+
+from app.errors import KeyWrong
 
 EDIT_KEY_BYTES = 24  # 192 bits
 GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
@@ -88,4 +92,62 @@ def content_security_policy() -> str:
             "form-action 'self'",
             "frame-ancestors 'none'",
         ]
+    )
+
+
+# --- the scorekeeper's form posts: origin, CSRF, the edit cookie ------------------------------
+
+
+def same_origin(request: Request) -> bool:
+    """A post that the browser says came from another site is refused outright.
+
+    Sec-Fetch-Site decides where the browser sends it (all current browsers do). Origin is not
+    enough alone: under the keeper pages' Referrer-Policy: no-referrer, a plain form post (no
+    JavaScript) carries `Origin: null` even from our own page, so a null or missing Origin refuses
+    nothing by itself. The CSRF token, which another site can't compute, is required either way.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if not origin or origin == "null":
+        return True
+    return urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+class FormRefused(KeyWrong):
+    """A keeper's post refused before the use case runs (no cookie, no CSRF token, another site)."""
+
+
+# The use case's own "wrong key" is said for API clients; in a browser it means the cookie's key was
+# replaced (a new edit link was made on another phone).
+STALE_KEY = (
+    "This browser's edit key doesn't work any more: a new edit link was made for this game. "
+    "Ask the scorekeeper for it, or watch the game."
+)
+
+
+def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Credential:
+    """The edit key from this browser's cookie, for a state-changing form post.
+
+    Refuses a post without the form's CSRF token or from another site (a forged cross-site form);
+    whether the key is right is then checked by the use case, in its transaction.
+    """
+    credential = cookie_key(request, game_id)
+    if not credential.key:
+        raise FormRefused("This browser doesn't keep score of this game: open its edit link first.")
+    if not same_origin(request) or not csrf_matches(csrf, credential.key):
+        raise FormRefused("This form is out of date or came from another site: reload the page and try again.")
+    return credential
+
+
+def set_edit_cookie(request: Request, response: Response, game_id: str, edit_key: str) -> None:
+    response.set_cookie(
+        edit_cookie_name(game_id),
+        edit_key,
+        max_age=request.app.state.settings.edit_cookie_days * 86400,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
     )

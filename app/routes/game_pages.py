@@ -1,0 +1,285 @@
+"""The game pages: the view page (and TV view), the scorekeeper's page, the edit link, and the
+scorekeeper's form posts (rounds, corrections, deletions, house rules, rematch, a new edit key).
+
+Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
+routes answer the `_game.html` fragment that the page itself includes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app import scoring
+from app.errors import (
+    GameError,
+    GameNotFound,
+    InvalidInput,
+    KeyWrong,
+    VersionMismatch,
+)
+from app.games import Games
+from app.idempotency import Idempotency
+from app.models import GameCreate, GameUpdate, PlayerCreate, RulesCreate, RulesUpdate
+from app.ratelimit import client_address
+from app.routes.deps import GameId, GamesDep, RoundNumber
+from app.security import (
+    cookie_key,
+    keeper_credential,
+    key_matches,
+    set_edit_cookie,
+)
+from app.urls import urls_for
+from app.web.context import RoundForm, game_context
+from app.web.forms import form_int, parse_round, read_form, round_errors
+from app.web.render import HTMX, error_page, go, is_htmx, keeper_headers, refused_page, render, templates, too_many_page
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/g/{game_id}", response_class=HTMLResponse, name="view_page")
+def view_page(request: Request, game_id: GameId, games: GamesDep, tv: bool = False) -> HTMLResponse:
+    try:
+        view = games.get(game_id)
+    except GameNotFound as error:
+        return error_page(request, 404, error.detail)
+    context = game_context(request, view, keeper=False, tv=tv)
+    return render(request, "game.html", context, fragment="_game.html")
+
+
+@router.get("/g/{game_id}/score", response_class=HTMLResponse, name="keeper_page")
+def keeper_page(
+    request: Request,
+    game_id: GameId,
+    games: GamesDep,
+    edit: int | None = None,
+    delete: int | None = None,
+    handover: bool = False,
+) -> HTMLResponse:
+    try:
+        view = games.get(game_id)
+    except GameNotFound as error:
+        return error_page(request, 404, error.detail)
+    if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
+        return _not_keeper(request, game_id)
+    rounds = len(view.round_ids)
+    form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
+    confirm = delete if delete and 1 <= delete <= rounds else None
+    context = game_context(request, view, keeper=True, form=form, confirm_delete=confirm, handover=handover)
+    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
+
+
+def _not_keeper(request: Request, game_id: str) -> HTMLResponse:
+    return templates.TemplateResponse(
+        request,
+        "not_keeper.html",
+        {"game_id": game_id, "htmx_file": HTMX},
+        status_code=403,
+        headers=keeper_headers(),
+    )
+
+
+@router.get("/g/{game_id}/edit/{edit_key}", name="claim_edit_link")
+def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: GamesDep) -> Response:
+    """The edit link: remember the key in an HttpOnly cookie, then leave the URL that carries it."""
+    key_hash = games.key_hash(game_id)
+    if key_hash is None:
+        return error_page(request, 404, f"There is no game {game_id!r}.")
+    if not key_matches(edit_key, key_hash):
+        if wait := request.app.state.limits.wrong_keys.hit(client_address(request)):
+            return too_many_page(request, wait)
+        response = error_page(request, 403, "This edit link is not valid any more: ask the scorekeeper for a new one.")
+        response.headers.update(keeper_headers())
+        return response
+    response = RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
+    response.headers.update(keeper_headers())
+    set_edit_cookie(request, response, game_id, edit_key)
+    return response
+
+
+def _keeper_answer(
+    request: Request,
+    games: Games,
+    game_id: str,
+    *,
+    form: RoundForm | None = None,
+    message: str | None = None,
+    status: int = 200,
+    rules_form: dict[str, Any] | None = None,
+) -> Response:
+    """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx)."""
+    if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
+        return RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
+    view = games.get(game_id)
+    context = game_context(request, view, keeper=True, form=form, message=message, rules_form=rules_form)
+    return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
+
+
+@router.post("/g/{game_id}/rounds", name="add_round_page")
+async def add_round_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    return await _save_round(request, game_id, games, None)
+
+
+@router.post("/g/{game_id}/rounds/{number}", name="replace_round_page")
+async def replace_round_page(request: Request, game_id: GameId, number: RoundNumber, games: GamesDep) -> Response:
+    return await _save_round(request, game_id, games, number)
+
+
+async def _save_round(request: Request, game_id: str, games: Games, number: int | None) -> Response:
+    form = await read_form(request)
+    try:
+        credential = keeper_credential(request, game_id, form.get("csrf"))
+        view = games.get(game_id)
+    except GameError as error:
+        return refused_page(request, error)
+    state, data = parse_round(view, form, number)
+    if data is None:
+        return _keeper_answer(request, games, game_id, form=state, status=422)
+    idempotency = Idempotency.of(state.request_id, "page round", number, data.model_dump(mode="json"))
+    version = form.get("version") or None
+    try:
+        if number is None:
+            games.add_round(game_id, credential, data, if_match=version, idempotency=idempotency)
+        else:
+            games.replace_round(game_id, number, credential, data, if_match=version, idempotency=idempotency)
+    except InvalidInput as error:
+        round_errors(state, error)
+        return _keeper_answer(request, games, game_id, form=state, status=422)
+    except VersionMismatch:
+        state.errors["round"] = [
+            "The game changed on another device while you typed. Check the scores below and save again."
+        ]
+        return _keeper_answer(request, games, game_id, form=state, status=409)
+    except GameError as error:
+        if error.status in (401, 403):
+            return refused_page(request, error)
+        state.errors["round"] = [error.detail]
+        return _keeper_answer(request, games, game_id, form=state, status=error.status)
+    return _keeper_answer(request, games, game_id)
+
+
+@router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")
+async def delete_round_page(request: Request, game_id: GameId, number: RoundNumber, games: GamesDep) -> Response:
+    form = await read_form(request)
+    try:
+        credential = keeper_credential(request, game_id, form.get("csrf"))
+        games.delete_round(game_id, number, credential, if_match=form.get("version") or None)
+    except VersionMismatch:
+        return _keeper_answer(
+            request,
+            games,
+            game_id,
+            message="The game changed on another device; nothing was deleted.",
+            status=409,
+        )
+    except GameError as error:
+        return refused_page(request, error)
+    return _keeper_answer(request, games, game_id)
+
+
+@router.post("/g/{game_id}/rules", name="rules_page")
+async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    form = await read_form(request)
+    errors: dict[str, list[str]] = {}
+    values = {}
+    for key, label in (
+        ("target", "The target"),
+        ("dutch_points", "Points per Dutch card"),
+        ("blitz_points", "Points per Blitz card"),
+    ):
+        values[key] = form_int(form, key, 0, label, errors)
+        if not form.get(key, "").strip():
+            errors.setdefault(key, []).append(f"{label} can't be empty.")
+    tie_break = form.get("tie_break") if form.get("tie_break") in ("play_on", "shared") else "play_on"
+    typed = {k: form.get(k, "") for k in ("target", "dutch_points", "blitz_points", "game_name")} | {
+        "tie_break": tie_break
+    }
+    try:
+        credential = keeper_credential(request, game_id, form.get("csrf"))
+    except GameError as error:
+        return refused_page(request, error)
+    if not errors:
+        for problem in scoring.validate_rules(scoring.Rules(**values)):
+            errors.setdefault(problem.field, []).append(problem.message)
+    if errors:
+        return _keeper_answer(request, games, game_id, rules_form={"values": typed, "errors": errors}, status=422)
+    update = GameUpdate(name=form.get("game_name", "")[:1000], rules=RulesUpdate(**values, tie_break=tie_break))
+    try:
+        games.update(game_id, credential, update, if_match=form.get("version") or None)
+    except InvalidInput as error:
+        for problem in error.problems:
+            errors.setdefault("game_name" if problem.field == "name" else problem.field, []).append(problem.message)
+        return _keeper_answer(request, games, game_id, rules_form={"values": typed, "errors": errors}, status=422)
+    except VersionMismatch:
+        return _keeper_answer(
+            request,
+            games,
+            game_id,
+            rules_form={
+                "values": typed,
+                "errors": {"rules": ["The game changed on another device: save again."]},
+            },
+            status=409,
+        )
+    except GameError as error:
+        return refused_page(request, error)
+    return _keeper_answer(request, games, game_id)
+
+
+@router.post("/g/{game_id}/rematch", name="rematch_page")
+async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """A new game with the same players (from zero) and the same house rules."""
+    form = await read_form(request)
+    try:
+        keeper_credential(request, game_id, form.get("csrf"))
+        view = games.get(game_id)
+    except GameError as error:
+        return refused_page(request, error)
+    if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
+        return refused_page(request, KeyWrong("That is not this game's edit key."))
+    rules = view.rules
+    data = GameCreate(
+        name=view.game.name,
+        players=[PlayerCreate(name=p.name) for p in view.players],
+        rules=RulesCreate(
+            target=rules.target,
+            dutch_points=rules.dutch_points,
+            blitz_points=rules.blitz_points,
+            tie_break=rules.tie_break.value,
+        ),
+    )
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):
+        return too_many_page(request, wait)
+    try:
+        outcome = games.create(data, urls_for(request))
+    except InvalidInput as error:
+        # Names stored before today's rules (for example only invisible characters) can't start a
+        # new game as they are: say which, rather than fail.
+        limit.release(client)
+        return error_page(request, 422, f"This game's players can't start a rematch as they are: {error.detail}")
+    except BaseException:
+        limit.release(client)
+        raise
+    new_id = outcome.body["id"]
+    response = go(request, request.app.url_path_for("keeper_page", game_id=new_id))
+    set_edit_cookie(request, response, new_id, outcome.body["edit_key"])
+    return response
+
+
+@router.post("/g/{game_id}/key", name="rotate_key_page")
+async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """New edit key: every old edit link, cookie and API key for this game stops working at once."""
+    form = await read_form(request)
+    try:
+        credential = keeper_credential(request, game_id, form.get("csrf"))
+        new_key = games.rotate_key(game_id, credential, urls_for(request)).body["edit_key"]
+    except GameError as error:
+        return refused_page(request, error)
+    url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
+    response = go(request, url)
+    response.headers.update(keeper_headers())
+    set_edit_cookie(request, response, game_id, new_key)
+    return response

@@ -1,0 +1,174 @@
+"""The start page: the new-game form and "Your games" (the games this browser keeps score of)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from app import scoring
+from app.errors import (
+    InvalidInput,
+)
+from app.games import Games
+from app.models import GameCreate, PlayerCreate, RulesCreate
+from app.ratelimit import client_address, retry_after_header
+from app.routes.deps import GamesDep
+from app.security import (
+    EDIT_COOKIE_PREFIX,
+    edit_cookie_name,
+    key_matches,
+    same_origin,
+    set_edit_cookie,
+)
+from app.urls import urls_for
+from app.views import load_views
+from app.web.forms import FormDict, clamp_start, form_int, new_game_form, read_form, safe_int
+from app.web.render import error_page, go, render
+
+router = APIRouter(include_in_schema=False)
+
+MAX_YOUR_GAMES = 20
+
+
+def _your_games(request: Request, games: Games) -> tuple[list[dict[str, Any]], list[str]]:
+    """The games this browser keeps score of (from its edit cookies), newest first, and stale cookies."""
+    keys = {
+        name[len(EDIT_COOKIE_PREFIX) :]: value
+        for name, value in request.cookies.items()
+        if name.startswith(EDIT_COOKIE_PREFIX)
+    }
+    found = {g.id: g for g in games.existing(list(keys)[:200])}
+    stale = [gid for gid, key in keys.items() if gid not in found or not key_matches(key, found[gid].edit_key_hash)]
+    mine = sorted((g for g in found.values() if g.id not in stale), key=lambda g: g.updated_at, reverse=True)
+    rows = []
+    for view in load_views(games.session, mine[:MAX_YOUR_GAMES]):
+        game = view.game
+        rows.append(
+            {
+                "id": game.id,
+                "title": game.name or scoring.join_names(p.name for p in view.players),
+                "players": scoring.join_names(p.name for p in view.players),
+                "rounds": len(view.round_ids),
+                "status": "finished" if view.state.over else "playing",
+                "url": request.app.url_path_for("keeper_page", game_id=game.id),
+            }
+        )
+    return rows, stale
+
+
+@router.get("/", response_class=HTMLResponse, name="start_page")
+def start_page(request: Request, games: GamesDep) -> HTMLResponse:
+    rows, stale = _your_games(request, games)
+    response = render(request, "start.html", {"new": new_game_form(), "your_games": rows})
+    for game_id in stale:
+        response.delete_cookie(edit_cookie_name(game_id), path="/")
+    return response
+
+
+@router.post("/games", name="create_game_page")
+async def create_game_page(request: Request, games: GamesDep) -> Response:
+    if not same_origin(request):  # another site's page can't start games in this browser
+        return error_page(request, 403, "This form came from another site: start your game on this one.")
+    form = await read_form(request)
+    count = max(scoring.MIN_PLAYERS, min(scoring.MAX_PLAYERS, safe_int(form.get("player_count"), 2)))
+    action = form.get("action", "start")
+    names = [form.get(f"player-{i}", "") for i in range(count)]
+    starts = [form.get(f"start-{i}", "") for i in range(count)]
+
+    if action == "add" and count < scoring.MAX_PLAYERS:
+        names.append("")
+        starts.append("")
+    elif action.startswith("remove-") and count > scoring.MIN_PLAYERS:
+        drop = safe_int(action.removeprefix("remove-"), -1)
+        if 0 <= drop < count:
+            del names[drop], starts[drop]
+    if action != "start":
+        return _new_game_response(request, games, names, starts, form, {})
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):  # given back below unless a game is made
+        message = f"Too many new games from this network: try again in {math.ceil(wait)} s."
+        response = _new_game_response(request, games, names, starts, form, {"form": [message]}, status=429)
+        response.headers.update(retry_after_header(wait))
+        return response
+    created = False
+    try:
+        response, created = _start_game(request, games, form, names, starts)
+        return response
+    finally:
+        if not created:
+            limit.release(client)
+
+
+def _start_game(
+    request: Request, games: Games, form: FormDict, names: list[str], starts: list[str]
+) -> tuple[Response, bool]:
+    """Create the game from the start page's form: the answer, and whether a game was made."""
+    errors: dict[str, list[str]] = {}
+    players = []
+    for i, (name, start) in enumerate(zip(names, starts, strict=True)):
+        score = form_int({"s": start}, "s", 0, "A starting score", errors)
+        if "s" in errors:
+            errors[f"start-{i}"] = errors.pop("s")
+        players.append(PlayerCreate(name=name[:1000], starting_score=clamp_start(score, i, errors)))
+    rules_values = {}
+    for key, label, default in (
+        ("target", "The target", 75),
+        ("dutch_points", "Points per Dutch card", 1),
+        ("blitz_points", "Points per Blitz card", -2),
+    ):
+        rules_values[key] = form_int(form, key, default, label, errors)
+    tie_break = form.get("tie_break", "play_on")
+    if tie_break not in ("play_on", "shared"):
+        tie_break = "play_on"
+    problems = scoring.validate_rules(scoring.Rules(**rules_values))
+    for problem in problems:
+        errors.setdefault(problem.field, []).append(problem.message)
+    if errors:
+        return _new_game_response(request, games, names, starts, form, errors, status=422), False
+    data = GameCreate(
+        name=form.get("game_name", "")[:1000],
+        players=players,
+        rules=RulesCreate(**rules_values, tie_break=tie_break),
+    )
+    try:
+        outcome = games.create(data, urls_for(request))
+    except InvalidInput as error:
+        for problem in error.problems:
+            key = {"name": f"player-{problem.index}", "starting_score": f"start-{problem.index}"}.get(
+                problem.field, problem.field
+            )
+            errors.setdefault(key, []).append(problem.message)
+        return _new_game_response(request, games, names, starts, form, errors, status=422), False
+    game_id = outcome.body["id"]
+    response = go(request, request.app.url_path_for("keeper_page", game_id=game_id))
+    set_edit_cookie(request, response, game_id, outcome.body["edit_key"])
+    return response, True
+
+
+def _new_game_response(
+    request: Request,
+    games: Games,
+    names: list[str],
+    starts: list[str],
+    form: FormDict,
+    errors: dict[str, list[str]],
+    status: int = 200,
+) -> HTMLResponse:
+    values = {k: form.get(k, "") for k in ("game_name", "target", "dutch_points", "blitz_points", "tie_break")}
+    values |= {f"player-{i}": n for i, n in enumerate(names)}
+    values |= {f"start-{i}": s for i, s in enumerate(starts)}
+    new = new_game_form(values, players=len(names))
+    new["errors"] = errors
+    new["starts_open"] = any(s.strip() for s in starts) or any(k.startswith("start-") for k in errors)
+    new["rules_open"] = new["rules_open"] or any(k in errors for k in ("target", "dutch_points", "blitz_points"))
+    rows, _ = _your_games(request, games)
+    return render(
+        request,
+        "start.html",
+        {"new": new, "your_games": rows},
+        fragment="_new_game_form.html",
+        status=status,
+    )

@@ -1,0 +1,119 @@
+"""What a game page shows: the view model built from a loaded game (standings, banner, chart, forms,
+share links and QR codes)."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import Request
+
+from app import scoring
+from app.chart import build_chart
+from app.security import (
+    cookie_key,
+    csrf_token,
+)
+from app.urls import absolute_url, urls_for
+from app.views import GameView
+
+
+@dataclass
+class RoundForm:
+    """The round entry form's state: what was typed, and what is wrong with it."""
+
+    number: int | None = None  # None: a new round; n: correcting round n
+    values: dict[str, str] = field(default_factory=dict)  # "dutch-<player id>" / "blitz-<player id>"
+    errors: dict[str, list[str]] = field(default_factory=dict)  # field name or "round" -> messages
+    request_id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+
+
+def _banner(view: GameView) -> dict[str, Any] | None:
+    state = view.state
+    names = view.player_names()
+    if state.over:
+        total = state.totals[state.winners[0]]
+        return {
+            "kind": "won" if len(state.winners) == 1 else "shared",
+            "names": scoring.join_names(names[w] for w in state.winners),
+            "total": total,
+        }
+    if state.tie_break_due:
+        return {
+            "kind": "tie",
+            "names": scoring.join_names(names[w] for w in state.leaders),
+            "total": state.totals[state.leaders[0]],
+        }
+    return None
+
+
+def game_context(
+    request: Request,
+    view: GameView,
+    *,
+    keeper: bool,
+    form: RoundForm | None = None,
+    confirm_delete: int | None = None,
+    handover: bool = False,
+    message: str | None = None,
+    rules_form: dict[str, Any] | None = None,
+    tv: bool = False,
+) -> dict[str, Any]:
+    state = view.state
+    colour = {p.id: i for i, p in enumerate(view.players)}
+    seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    edit_key = cookie_key(request, view.game.id).key if keeper else None
+    view_url = absolute_url(request, request.app.url_path_for("view_page", game_id=view.game.id))
+    edit_url = urls_for(request)(view.game.id, edit_key)["edit"] if keeper and handover and edit_key else None
+    if form is None and not state.over:
+        form = RoundForm()
+    if form is not None and form.number is not None and not form.values:
+        scores = state.rounds[form.number - 1].scores
+        for score in scores:
+            form.values[f"dutch-{score.player_id}"] = str(score.dutch)
+            form.values[f"blitz-{score.player_id}"] = str(score.blitz)
+    preview: dict[int, int | None] = {}
+    if form is not None:
+        for p in view.players:
+            try:
+                score = scoring.Score(
+                    p.id, int(form.values.get(f"dutch-{p.id}", "")), int(form.values.get(f"blitz-{p.id}", ""))
+                )
+                preview[p.id] = scoring.round_points(score, state.rules)
+            except ValueError:
+                preview[p.id] = None
+    return {
+        "game": view.game,
+        "view": view,
+        "state": state,
+        "rules": state.rules,
+        "players": view.players,
+        "colour": colour,
+        "names": view.player_names(),
+        "banner": _banner(view),
+        "chart": build_chart(seats, state),
+        "keeper": keeper,
+        "form": form if keeper else None,
+        "preview": preview,
+        "confirm_delete": confirm_delete,
+        "handover": handover,
+        "message": message,
+        "rules_form": rules_form,
+        "csrf": csrf_token(edit_key) if edit_key else "",
+        "view_url": view_url,
+        "edit_url": edit_url,
+        "qr": _qr(view_url),
+        "edit_qr": _qr(edit_url) if edit_url else None,
+        "tv": tv,
+        "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
+        "fragment_url": request.app.url_path_for("view_page", game_id=view.game.id),
+    }
+
+
+def _qr(url: str) -> str:
+    import segno  # imported here: only pages that show a QR code pay for it
+
+    # A viewBox instead of a fixed size: the CSS box (.qr svg) then scales the whole code into it,
+    # however long the link (a longer link means more modules, which a fixed size would crop).
+    return segno.make(url, error="m").svg_inline(scale=4, omitsize=True)

@@ -1,0 +1,99 @@
+"""Reading the HTML forms: what was typed, kept as typed, and what is wrong with it, per field."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from fastapi import Request
+
+from app import scoring
+from app.errors import (
+    InvalidInput,
+)
+from app.models import RoundIn, ScoreIn
+from app.views import GameView
+from app.web.context import RoundForm
+
+FormDict = dict[str, str]
+
+
+async def read_form(request: Request) -> FormDict:
+    data = await request.form()
+    return {k: v for k, v in data.items() if isinstance(v, str)}
+
+
+def form_int(form: FormDict, name: str, default: int, label: str, errors: dict[str, list[str]]) -> int:
+    raw = form.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw.replace("−", "-"))
+    except ValueError:
+        errors.setdefault(name, []).append(f"{label} must be a whole number.")
+        return default
+
+
+def safe_int(raw: str | None, default: int) -> int:
+    try:
+        return int(raw or "")
+    except ValueError:
+        return default
+
+
+def clamp_start(score: int, index: int, errors: dict[str, list[str]]) -> int:
+    low, high = scoring.STARTING_SCORE_RANGE
+    if not low <= score <= high:
+        errors.setdefault(f"start-{index}", []).append(f"A starting score must be between {low} and {high}.")
+        return 0
+    return score
+
+
+def new_game_form(values: FormDict | None = None, players: int = 2) -> dict[str, Any]:
+    values = values or {}
+    return {
+        "values": values,
+        "players": players,
+        "errors": {},
+        "rules_open": any(values.get(k) for k in ("target", "dutch_points", "blitz_points"))
+        or values.get("tie_break") == "shared",
+    }
+
+
+def parse_round(view: GameView, form: FormDict, number: int | None) -> tuple[RoundForm, RoundIn | None]:
+    state = RoundForm(number=number, request_id=form.get("request_id") or secrets.token_urlsafe(12))
+    scores = []
+    for player in view.players:
+        counts = {}
+        for kind, label in (("dutch", "Dutch cards"), ("blitz", "Blitz cards left")):
+            name = f"{kind}-{player.id}"
+            raw = form.get(name, "").strip()
+            state.values[name] = raw[:20]
+            if not raw:
+                state.errors.setdefault(name, []).append(f"Enter {player.name}'s {label.lower()}.")
+                continue
+            try:
+                counts[kind] = int(raw)
+            except ValueError:
+                state.errors.setdefault(name, []).append(f"{player.name}: {label} must be a whole number.")
+        if len(counts) == 2:
+            scores.append(
+                ScoreIn(player_id=player.id, dutch=_bounded(counts["dutch"]), blitz=_bounded(counts["blitz"]))
+            )
+    if state.errors:
+        return state, None
+    return state, RoundIn(scores=scores)
+
+
+def _bounded(value: int) -> int:
+    return max(-1_000_000, min(1_000_000, value))
+
+
+def round_errors(state: RoundForm, error: InvalidInput) -> None:
+    for problem in error.problems:
+        key = (
+            f"{problem.field}-{problem.player_id}"
+            if problem.field in ("dutch", "blitz") and problem.player_id
+            else "round"
+        )
+        state.errors.setdefault(key, []).append(problem.message)

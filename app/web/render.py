@@ -1,0 +1,101 @@
+"""Rendering pages: the templates, page or fragment (one helper reads HX-Request), redirects after a
+post, the error page, and the page for a refused request."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+
+from app.assets import asset_url
+from app.config import ROOT
+from app.errors import (
+    GameError,
+    KeyWrong,
+)
+from app.ratelimit import client_address, retry_after_header
+from app.security import (
+    STALE_KEY,
+    FormRefused,
+)
+
+templates = Jinja2Templates(directory=ROOT / "templates")
+
+
+@pass_context
+def _url_path_for(context: dict[str, Any], name: str, /, **path_params: Any) -> str:
+    """Links and form actions as paths, not absolute URLs built from the Host header: behind a proxy
+    that terminates TLS (or sends another Host) an absolute http:// action would be refused by the
+    CSP's form-action 'self' or point somewhere else. Shared links that must be absolute (view, edit,
+    QR codes) go through absolute_url(), which honours BLITZBOARD_PUBLIC_URL."""
+    return context["request"].url_for(name, **path_params).path
+
+
+templates.env.globals["url_for"] = _url_path_for
+templates.env.globals["asset"] = asset_url
+
+
+templates.env.globals["url_for"] = _url_path_for
+templates.env.globals["asset"] = asset_url
+
+HTMX = "htmx-2.0.11.min.js"  # pinned, vendored from the npm registry's htmx.org package
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def render(
+    request: Request,
+    page: str,
+    context: dict[str, Any],
+    *,
+    fragment: str | None = None,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> HTMLResponse:
+    """The whole page, or only its fragment when htmx asks (the page includes the same fragment)."""
+    name = fragment if fragment and is_htmx(request) else page
+    response = templates.TemplateResponse(
+        request, name, {"htmx_file": HTMX} | context, status_code=status, headers=headers
+    )
+    response.headers["Vary"] = "HX-Request"
+    return response
+
+
+def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
+    return templates.TemplateResponse(
+        request, "error.html", {"status": status, "detail": detail, "htmx_file": HTMX}, status_code=status
+    )
+
+
+def go(request: Request, url: str) -> Response:
+    """After a successful form post: a 303 redirect, or for htmx an HX-Redirect."""
+    if is_htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
+
+
+def keeper_headers() -> dict[str, str]:
+    # Pages that carry an edit right: never sent on as a Referer, never cached by a shared cache.
+    return {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+def too_many_page(request: Request, seconds: float) -> HTMLResponse:
+    response = error_page(request, 429, f"Too many tries from this network: try again in {math.ceil(seconds)} s.")
+    response.headers.update(retry_after_header(seconds) | keeper_headers())
+    return response
+
+
+def refused_page(request: Request, error: GameError) -> Response:
+    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
+        return too_many_page(request, wait)
+    if isinstance(error, KeyWrong):
+        response = error_page(request, 403, error.detail if isinstance(error, FormRefused) else STALE_KEY)
+        response.headers.update(keeper_headers())
+        return response
+    return error_page(request, error.status, error.detail)
