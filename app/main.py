@@ -25,7 +25,7 @@ from app.requestid import RequestId
 from app.routes import api, events, export, game_pages, health, start
 from app.sealing import Sealer, load_secret
 from app.views import current_versions
-from app.web.render import error_page
+from app.web.render import error_page, refused_page
 
 API_DESCRIPTION = """
 Keep score of Dutch Blitz games from your own program.
@@ -113,7 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(start.router)
     app.include_router(game_pages.router)
-    install_problem_handlers(app, error_page)
+    install_problem_handlers(app, error_page, refused_page)
     declare_unavailable(app)
 
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's

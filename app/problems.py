@@ -4,19 +4,20 @@ declares, and the handlers for errors raised outside the routes (validation, HTT
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from app import scoring
-from app.errors import GameError, InvalidInput
+from app.errors import GameError, InvalidInput, KeyWrong
 from app.jsonbody import BodyProblem
 from app.models import ProblemDetails
-from app.ratelimit import retry_after_header
+from app.ratelimit import client_address, retry_after_header
 
 PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"
@@ -152,8 +153,39 @@ def _unreadable_body(cause: BaseException) -> str:
     return "The body is not valid JSON: it could not be read."
 
 
-def install_problem_handlers(app: FastAPI, html_error) -> None:
-    """problem+json under /api, the HTML error page (html_error(request, status, detail)) elsewhere."""
+def _items_of(request: Request) -> str:
+    """Where a rule's problem points in this request's body: the players of a new game, a round's
+    scores, or the body."""
+    path = request.url.path.rstrip("/")
+    if request.method == "POST" and path == "/api/v1/games":
+        return "players"
+    return "scores" if "/rounds" in path else "body"
+
+
+def game_problem(request: Request, error: GameError) -> JSONResponse:
+    """The API's answer to a refused change; wrong edit keys count toward the client's limit."""
+    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
+        return too_many(wait, "wrong edit keys")
+    return game_error_response(error, _items_of(request))
+
+
+def install_problem_handlers(
+    app: FastAPI,
+    html_error: Callable[[Request, int, str], Response],
+    html_refused: Callable[[Request, GameError], Response],
+) -> None:
+    """problem+json under /api, pages elsewhere: html_error(request, status, detail) for errors raised
+    outside the routes, html_refused(request, error) for a change the use cases refused.
+
+    The routes raise GameError and never catch it for its own sake: this is the one place that
+    turns it into an answer.
+    """
+
+    @app.exception_handler(GameError)
+    async def _refused(request: Request, exc: GameError):
+        if request.url.path.startswith("/api/"):
+            return game_problem(request, exc)
+        return html_refused(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):

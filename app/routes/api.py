@@ -1,6 +1,7 @@
 """/api/v1: the JSON API. Thin: parse, call a use case in app.games, answer.
 
-Errors are application/problem+json (RFC 9457) with type, title, status, detail, and for 422 an
+Routes raise; a refused change (app.errors.GameError) is answered by the one handler in
+app.problems as application/problem+json (RFC 9457): type, title, status, detail, and for 422 an
 `errors` list of {field, message}.
 """
 
@@ -9,24 +10,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from app.errors import GameError, KeyWrong
 from app.games import Outcome
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
-from app.problems import game_error_response, problem_responses, too_many
+from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
 from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, RoundNumber
 from app.urls import urls_for
 
 router = APIRouter(prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute)
-
-
-def refusal(error: GameError, request: Request, items: str = "body") -> JSONResponse:
-    """The answer to a refused write; wrong edit keys count toward the client's limit."""
-    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
-        return too_many(wait, "wrong edit keys")
-    return game_error_response(error, items)
 
 
 def _answer(outcome: Outcome, request: Request) -> JSONResponse:
@@ -57,10 +50,7 @@ def create_game(
     idempotency = Idempotency.of(idempotency_key, "POST /games", data.model_dump(mode="json"))
     try:
         outcome = games.create(data, urls_for(request), idempotency, client=client)
-    except GameError as error:
-        limit.release(client)
-        return game_error_response(error, items="players")
-    except BaseException:
+    except BaseException:  # refused (app.problems answers it) or failed: no game, no slot
         limit.release(client)
         raise
     if outcome.replayed:  # a retry that changed nothing doesn't count
@@ -76,10 +66,7 @@ def create_game(
     description='No key needed. The `ETag` header is `"<version>"`.',
 )
 def get_game(game_id: GameId, games: GamesDep) -> JSONResponse:
-    try:
-        view = games.get(game_id)
-    except GameError as error:
-        return game_error_response(error)
+    view = games.get(game_id)
     return JSONResponse(view.public(), headers={"ETag": f'"{view.game.version}"'})
 
 
@@ -103,10 +90,7 @@ def update_game(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     idempotency = Idempotency.of(idempotency_key, "PATCH", data.model_dump(mode="json", exclude_unset=True))
-    try:
-        outcome = games.update(game_id, credential, data, if_match=if_match, idempotency=idempotency)
-    except GameError as error:
-        return refusal(error, request)
+    outcome = games.update(game_id, credential, data, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
 
 
@@ -128,10 +112,7 @@ def add_round(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json"))
-    try:
-        outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
-    except GameError as error:
-        return refusal(error, request, items="scores")
+    outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
 
 
@@ -152,10 +133,7 @@ def replace_round(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     idempotency = Idempotency.of(idempotency_key, f"PUT /rounds/{number}", data.model_dump(mode="json"))
-    try:
-        outcome = games.replace_round(game_id, number, credential, data, if_match=if_match, idempotency=idempotency)
-    except GameError as error:
-        return refusal(error, request, items="scores")
+    outcome = games.replace_round(game_id, number, credential, data, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
 
 
@@ -176,10 +154,7 @@ def delete_round(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     idempotency = Idempotency.of(idempotency_key, f"DELETE /rounds/{number}")
-    try:
-        outcome = games.delete_round(game_id, number, credential, if_match=if_match, idempotency=idempotency)
-    except GameError as error:
-        return refusal(error, request)
+    outcome = games.delete_round(game_id, number, credential, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
 
 
@@ -203,8 +178,5 @@ def rotate_key(
 ) -> JSONResponse:
     # The replay record is bound to the old key by the use case: only its holder gets the new key again.
     idempotency = Idempotency.of(idempotency_key, "POST /key")
-    try:
-        outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
-    except GameError as error:
-        return refusal(error, request)
+    outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)

@@ -8,8 +8,7 @@ import io
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.errors import GameNotFound
-from app.problems import game_error_response, problem_responses
+from app.problems import problem_responses
 from app.routes.deps import GameId, GamesDep
 
 router = APIRouter()
@@ -32,10 +31,7 @@ def spreadsheet_safe(text: str) -> str:
     responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}, **problem_responses(404, 422)},
 )
 def export_csv(game_id: GameId, games: GamesDep) -> Response:
-    try:
-        view = games.get(game_id)
-    except GameNotFound as error:
-        return game_error_response(error)
+    view = games.get(game_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     header = ["round"]

@@ -1,6 +1,10 @@
 """The game pages: the view page (and TV view), the scorekeeper's page, the edit link, and the
 scorekeeper's form posts (rounds, corrections, deletions, house rules, rematch, a new edit key).
 
+Routes raise: an unknown game, a refused key or a forged form goes up as a GameError, which the one
+handler (app.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
+broken by the round typed, the game changed meanwhile) is caught here and shown beside the field.
+
 Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
 routes answer the `_game.html` fragment that the page itself includes.
 """
@@ -14,10 +18,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app import scoring
 from app.errors import (
-    GameError,
+    GameIsOver,
     GameNotFound,
+    IdempotencyKeyReused,
     InvalidInput,
     KeyWrong,
+    TooManyRounds,
     VersionMismatch,
 )
 from app.games import Games
@@ -34,17 +40,14 @@ from app.security import (
 from app.urls import urls_for
 from app.web.context import RoundForm, game_context
 from app.web.forms import form_int, parse_round, read_form, round_errors
-from app.web.render import HTMX, error_page, go, is_htmx, keeper_headers, refused_page, render, templates, too_many_page
+from app.web.render import HTMX, error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/g/{game_id}", response_class=HTMLResponse, name="view_page")
 def view_page(request: Request, game_id: GameId, games: GamesDep, tv: bool = False) -> HTMLResponse:
-    try:
-        view = games.get(game_id)
-    except GameNotFound as error:
-        return error_page(request, 404, error.detail)
+    view = games.get(game_id)
     context = game_context(request, view, keeper=False, tv=tv)
     return render(request, "game.html", context, fragment="_game.html")
 
@@ -58,10 +61,7 @@ def keeper_page(
     delete: int | None = None,
     handover: bool = False,
 ) -> HTMLResponse:
-    try:
-        view = games.get(game_id)
-    except GameNotFound as error:
-        return error_page(request, 404, error.detail)
+    view = games.get(game_id)
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
         return _not_keeper(request, game_id)
     rounds = len(view.round_ids)
@@ -129,11 +129,8 @@ async def replace_round_page(request: Request, game_id: GameId, number: RoundNum
 
 async def _save_round(request: Request, game_id: str, games: Games, number: int | None) -> Response:
     form = await read_form(request)
-    try:
-        credential = keeper_credential(request, game_id, form.get("csrf"))
-        view = games.get(game_id)
-    except GameError as error:
-        return refused_page(request, error)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    view = games.get(game_id)
     state, data = parse_round(view, form, number)
     if data is None:
         return _keeper_answer(request, games, game_id, form=state, status=422)
@@ -152,9 +149,8 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
             "The game changed on another device while you typed. Check the scores below and save again."
         ]
         return _keeper_answer(request, games, game_id, form=state, status=409)
-    except GameError as error:
-        if error.status in (401, 403):
-            return refused_page(request, error)
+    except (GameIsOver, TooManyRounds, GameNotFound, IdempotencyKeyReused) as error:
+        # Said beside the round, with what was typed kept; a refused key goes to the one handler.
         state.errors["round"] = [error.detail]
         return _keeper_answer(request, games, game_id, form=state, status=error.status)
     return _keeper_answer(request, games, game_id)
@@ -163,8 +159,8 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
 @router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")
 async def delete_round_page(request: Request, game_id: GameId, number: RoundNumber, games: GamesDep) -> Response:
     form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
-        credential = keeper_credential(request, game_id, form.get("csrf"))
         games.delete_round(game_id, number, credential, if_match=form.get("version") or None)
     except VersionMismatch:
         return _keeper_answer(
@@ -174,8 +170,6 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
             message="The game changed on another device; nothing was deleted.",
             status=409,
         )
-    except GameError as error:
-        return refused_page(request, error)
     return _keeper_answer(request, games, game_id)
 
 
@@ -196,10 +190,7 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
     typed = {k: form.get(k, "") for k in ("target", "dutch_points", "blitz_points", "game_name")} | {
         "tie_break": tie_break
     }
-    try:
-        credential = keeper_credential(request, game_id, form.get("csrf"))
-    except GameError as error:
-        return refused_page(request, error)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
     if not errors:
         for problem in scoring.validate_rules(scoring.Rules(**values)):
             errors.setdefault(problem.field, []).append(problem.message)
@@ -223,8 +214,6 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
             },
             status=409,
         )
-    except GameError as error:
-        return refused_page(request, error)
     return _keeper_answer(request, games, game_id)
 
 
@@ -232,13 +221,10 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
 async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
     """A new game with the same players (from zero) and the same house rules."""
     form = await read_form(request)
-    try:
-        keeper_credential(request, game_id, form.get("csrf"))
-        view = games.get(game_id)
-    except GameError as error:
-        return refused_page(request, error)
+    keeper_credential(request, game_id, form.get("csrf"))
+    view = games.get(game_id)
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
-        return refused_page(request, KeyWrong("That is not this game's edit key."))
+        raise KeyWrong("That is not this game's edit key.")
     rules = view.rules
     data = GameCreate(
         name=view.game.name,
@@ -273,11 +259,8 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
 async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
     """New edit key: every old edit link, cookie and API key for this game stops working at once."""
     form = await read_form(request)
-    try:
-        credential = keeper_credential(request, game_id, form.get("csrf"))
-        new_key = games.rotate_key(game_id, credential, urls_for(request)).body["edit_key"]
-    except GameError as error:
-        return refused_page(request, error)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    new_key = games.rotate_key(game_id, credential, urls_for(request)).body["edit_key"]
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
     response = go(request, url)
     response.headers.update(keeper_headers())
