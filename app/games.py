@@ -1,61 +1,34 @@
 """The use cases: create a game, change its name or rules, add / correct / delete a round, rotate its key.
 
-Each write is one transaction that: takes the write lock (BEGIN IMMEDIATE on SQLite, the game's row
-lock on PostgreSQL), checks the edit key, answers a repeated Idempotency-Key with the first answer,
-checks If-Match, asks app.scoring whether the change is allowed, writes it, bumps the game's version,
-stores the answer for later retries, commits, and only then publishes "game X is at version N".
+Each asks app.scoring whether the change is allowed and makes it inside the write transaction that
+every change shares (app.writes); they return domain results (Outcome), never HTTP.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import delete, insert
-from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlmodel import Session, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
 
 from app import scoring
-from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import (
     GameIsOver,
     GameNotFound,
     InvalidInput,
-    KeyMissing,
-    KeyWrong,
-    ReplayUnavailable,
     TooManyRounds,
-    VersionMismatch,
 )
-from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, WRITE, Idempotency, Replays, restore, snapshot
-from app.live import Broker
-from app.live_pg import notify_in_transaction
-from app.models import Game, GameCreate, GameUpdate, IdempotencyRecord, Player, Round, RoundIn, RoundScore, utcnow
-from app.sealing import SealBroken, Sealer
-from app.security import Credential, hash_key, key_matches, new_edit_key, new_game_id
-from app.views import GameView, Played, load_view, rules_of, scored_view
+from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, Idempotency, snapshot
+from app.models import Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore
+from app.security import Credential, hash_key, new_edit_key, new_game_id
+from app.views import GameView, Played, load_view, rules_of
+from app.writes import Outcome, UrlsFor, WriteTransactions
 
 log = logging.getLogger("blitzboard.games")
 
 GAME_NAME_MAX_LENGTH = 80
-
-
-# --- inputs and results -------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Outcome:
-    status: int
-    body: dict[str, Any]  # the API's answer (GamePublic, plus edit_key and urls on creation)
-    view: GameView | None  # None when this is a replay of an earlier answer
-    replayed: bool = False
-
-    @property
-    def version(self) -> int:
-        return int(self.body["version"])
 
 
 def game_name_problem(name: str) -> str | None:
@@ -68,30 +41,11 @@ def game_name_problem(name: str) -> str | None:
     return None
 
 
-def etag_matches(if_match: str, version: int) -> bool:
-    """True when an If-Match header names this version (or is "*")."""
-    for candidate in if_match.split(","):
-        candidate = candidate.strip()
-        if candidate == "*":
-            return True
-        candidate = candidate.removeprefix("W/").strip('"')
-        if candidate == str(version):
-            return True
-    return False
-
-
 # --- the use cases --------------------------------------------------------------------------------
 
-UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
 
-
-class Games:
-    def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer):
-        self.session = session
-        self.broker = broker
-        self.settings = settings
-        self.replays = Replays(session, sealer, settings.idempotency_hours, settings.rotation_replay_minutes)
-        self._committing = False
+class Games(WriteTransactions):
+    """The use cases, each one write transaction (app.writes) or one read."""
 
     # reading
 
@@ -317,135 +271,6 @@ class Games:
             new_key=new_key,
             urls_for=urls_for,
         )
-
-    # the machinery every write shares
-
-    def _attempts(self, run: Callable[[], Outcome]) -> Outcome:
-        """Run a write transaction; once more when the database connection was lost before COMMIT.
-
-        Nothing was committed then, so running it again cannot count anything twice. A connection
-        lost during COMMIT may or may not have committed: that error goes up (a 503 with
-        Retry-After), and the client's retry with its Idempotency-Key settles which it was.
-        """
-        for attempt in (1, 2):
-            self._committing = False
-            try:
-                return run()
-            except DBAPIError as error:
-                if attempt == 2 or not error.connection_invalidated or self._committing:
-                    raise
-                log.warning(
-                    "database connection lost before COMMIT; running the write again (%s)", type(error.orig).__name__
-                )
-        raise AssertionError("unreachable")
-
-    def _write(
-        self,
-        game_id: str,
-        credential: Credential,
-        change: Callable[[GameView], Played | None],
-        *,
-        if_match: str | None,
-        idempotency: Idempotency | None,
-        status: int = 200,
-        operation: str = WRITE,
-        new_key: str | None = None,
-        urls_for: UrlsFor | None = None,
-    ) -> Outcome:
-        """The write transaction every change shares (run again once if the connection drops).
-
-        A rotation (`new_key`) answers the new key, stores it sealed for retries, and looks for its
-        replay before the key check, since the retry of a rotation still presents the old key.
-        """
-        replays, session = self.replays, self.session
-        key = mac = ""
-        if idempotency:
-            binding = (credential.key or "") if operation == ROTATE else ""
-            key = replays.lookup_key(operation, game_id, binding, idempotency)
-            mac = replays.request_mac(operation, idempotency)
-
-        def run() -> Outcome:
-            with serial_writes(session):
-                begin_write(session)
-                try:
-                    game = session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
-                    if game is None:
-                        raise GameNotFound(f"There is no game {game_id!r}.")
-                    if operation == ROTATE and idempotency:
-                        record = replays.find_rotation(game_id, key, mac, game.version)
-                        if record is not None and (
-                            outcome := self._replayed(record, idempotency, urls_for, strict=False)
-                        ):
-                            session.rollback()
-                            return outcome
-                    if not credential.key:
-                        raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
-                    if not key_matches(credential.key, game.edit_key_hash):
-                        raise KeyWrong("That is not this game's edit key.")
-                    if idempotency and (record := replays.find(game_id, key, mac)):
-                        outcome = self._replayed(record, idempotency, urls_for)
-                        session.rollback()
-                        return outcome
-                    if if_match is not None and not etag_matches(if_match, game.version):
-                        raise VersionMismatch(
-                            f"The game is at version {game.version}, not {if_match}: load it again and retry."
-                        )
-                    before = load_view(session, game)
-                    played = change(before)  # the rounds after the change (None: unchanged)
-                    game.version += 1
-                    game.updated_at = utcnow()
-                    session.add(game)
-                    session.flush()
-                    # What the game means now, from the rounds just written (not read back: the same rows).
-                    if played is None:
-                        played = before.played()
-                    view = scored_view(game, before.players, played)
-                    body = view.public()
-                    if new_key is not None and urls_for is not None:
-                        body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
-                    if idempotency:
-                        replays.remember(
-                            game_id,
-                            key,
-                            mac,
-                            operation,
-                            status,
-                            snapshot(game, before.players, [scores for _, scores in played]),
-                            game.version,
-                            edit_key=new_key,
-                            idempotency=idempotency,
-                            game_id=game_id,
-                        )
-                    notify_in_transaction(session, game_id, game.version)
-                    self._committing = True
-                    session.commit()
-                except BaseException:
-                    session.rollback()
-                    raise
-            self.broker.publish(game_id, game.version)
-            return Outcome(status, body, view)
-
-        return self._attempts(run)
-
-    def _replayed(
-        self, record: IdempotencyRecord, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
-    ) -> Outcome | None:
-        """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
-        game, players, played = restore(record.snapshot)
-        body = scored_view(game, players, played).public()
-        if record.sealed_key is not None:
-            try:
-                edit_key = self.replays.edit_key(record, idempotency, game.id)
-            except SealBroken:
-                log.warning("an idempotency record's sealed key did not open (scope %s): refused", record.scope)
-                if not strict:
-                    return None
-                raise ReplayUnavailable(
-                    "The first answer to this Idempotency-Key can't be given back; send the request with a new key."
-                ) from None
-            if urls_for is not None:
-                body |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
-        return Outcome(record.status_code, body, None, replayed=True)
 
     @staticmethod
     def _round(view: GameView, number: int) -> int:

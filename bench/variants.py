@@ -26,7 +26,7 @@ import threading
 
 from fastapi import FastAPI
 
-from app import db, games
+from app import db, games, writes
 from app.config import Settings, get_settings
 from app.main import create_app
 
@@ -65,7 +65,8 @@ def _serialized(method):
 def write_queue() -> FastAPI:
     if app_queues_writes():
         # The app's queue off: every writer goes straight to BEGIN IMMEDIATE and SQLite's busy handler.
-        games.serial_writes = lambda session: contextlib.nullcontext()  # type: ignore[attr-defined]
+        for module in (games, writes):  # creation queues in app.games, every other write in app.writes
+            module.serial_writes = lambda session: contextlib.nullcontext()  # type: ignore[attr-defined]
     else:
         for name in ("_write", "create"):
             method = getattr(games.Games, name)

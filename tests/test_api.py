@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlmodel import Session, SQLModel, select
 
-from app import games as use_cases
+from app import writes as use_cases
 from app import idempotency as replay_store
 from app.models import Game, IdempotencyRecord
 from tests.conftest import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle

@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
-from app import games as use_cases
+from app import writes as use_cases
 from app import idempotency as replay_store
 from app.config import Settings
 from app.main import create_app

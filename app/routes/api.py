@@ -10,7 +10,6 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from app.games import Outcome
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
@@ -18,6 +17,7 @@ from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
 from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, RoundNumber
 from app.urls import urls_for
+from app.writes import Outcome
 
 router = APIRouter(prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute)
 
