@@ -7,6 +7,7 @@ every change shares (app.writes); they return domain results (Outcome), never HT
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
@@ -27,6 +28,9 @@ from app.views import GameView, Played, load_view, rules_of
 from app.writes import Outcome, UrlsFor, WriteTransactions
 
 log = logging.getLogger("blitzboard.games")
+
+# Reads a round from what was typed, against the game just loaded (raises when it can't).
+RoundParser = Callable[[GameView], RoundIn]
 
 GAME_NAME_MAX_LENGTH = 80
 
@@ -178,7 +182,7 @@ class Games(WriteTransactions):
         self,
         game_id: str,
         credential: Credential,
-        data: RoundIn,
+        data: RoundIn | RoundParser,
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
@@ -193,33 +197,43 @@ class Games(WriteTransactions):
                     f"A game can hold at most {limit} rounds, and this one has them all: start a new game "
                     "(the totals can be carried over as starting scores)."
                 )
-            self._check_round(view, data)
+            scores = self._check_round(view, data)
             round_ = Round(game_id=view.game.id)
             self.session.add(round_)
             self.session.flush()
-            return [*view.played(), (round_.id, self._add_scores(round_.id, data))]
+            return [*view.played(), (round_.id, self._add_scores(round_.id, scores))]
 
-        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, status=201)
+        return self._write(
+            game_id,
+            credential,
+            change,
+            if_match=if_match,
+            idempotency=idempotency,
+            status=201,
+            view_on_refusal=True,
+        )
 
     def replace_round(
         self,
         game_id: str,
         number: int,
         credential: Credential,
-        data: RoundIn,
+        data: RoundIn | RoundParser,
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
         def change(view: GameView) -> Played:
             round_id = self._round(view, number)
-            self._check_round(view, data)
+            scores = self._check_round(view, data)
             self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
             played = view.played()
-            played[number - 1] = (round_id, self._add_scores(round_id, data))
+            played[number - 1] = (round_id, self._add_scores(round_id, scores))
             return played
 
-        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+        return self._write(
+            game_id, credential, change, if_match=if_match, idempotency=idempotency, view_on_refusal=True
+        )
 
     def delete_round(
         self,
@@ -279,13 +293,17 @@ class Games(WriteTransactions):
         return view.round_ids[number - 1]
 
     @staticmethod
-    def _check_round(view: GameView, data: RoundIn) -> None:
+    def _check_round(view: GameView, data: RoundIn | RoundParser) -> RoundIn:
+        """The round, read against the players just loaded when it comes as a parser (a page's form,
+        which can only be read knowing the players), and checked by the rules."""
+        scores = data if isinstance(data, RoundIn) else data(view)
         problems = scoring.validate_round(
             [scoring.Player(p.id, p.name, p.starting_score) for p in view.players],
-            [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores],
+            [scoring.Score(s.player_id, s.dutch, s.blitz) for s in scores.scores],
         )
         if problems:
             raise InvalidInput(problems)
+        return scores
 
     def _add_scores(self, round_id: int, data: RoundIn) -> list[scoring.Score]:
         rows = [

@@ -98,11 +98,16 @@ class WriteTransactions:
         operation: str = WRITE,
         new_key: str | None = None,
         urls_for: UrlsFor | None = None,
+        view_on_refusal: bool = False,
     ) -> Outcome:
         """The write transaction every change shares (run again once if the connection drops).
 
         A rotation (`new_key`) answers the new key, stores it sealed for retries, and looks for its
         replay before the key check, since the retry of a rotation still presents the old key.
+
+        `view_on_refusal`: when `change` refuses (raises), the game as loaded goes up with the error
+        (`error.view`), so a page can show the refusal without loading the game again. Only for
+        changes that refuse before they touch the game's own row (rounds).
         """
         replays, session = self.replays, self.session
         key = mac = ""
@@ -112,6 +117,7 @@ class WriteTransactions:
             mac = replays.request_mac(operation, idempotency)
 
         def run() -> Outcome:
+            before: GameView | None = None
             with serial_writes(session):
                 begin_write(session)
                 try:
@@ -166,7 +172,12 @@ class WriteTransactions:
                     notify_in_transaction(session, game_id, game.version)
                     self._committing = True
                     session.commit()
-                except BaseException:
+                except BaseException as error:
+                    if view_on_refusal and before is not None and isinstance(error, Exception):
+                        # Kept as loaded: detached, the rollback does not expire them.
+                        for loaded in (before.game, *before.players):
+                            session.expunge(loaded)
+                        error.view = before  # type: ignore[attr-defined]
                     session.rollback()
                     raise
             self.broker.publish(game_id, game.version)

@@ -28,7 +28,7 @@ from app.errors import (
 )
 from app.games import Games
 from app.idempotency import Idempotency
-from app.models import GameCreate, GameUpdate, PlayerCreate, RulesCreate, RulesUpdate
+from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.ratelimit import client_address
 from app.routes.deps import GameId, GamesDep, RoundNumber
 from app.security import (
@@ -38,8 +38,9 @@ from app.security import (
     set_edit_cookie,
 )
 from app.urls import urls_for
+from app.views import GameView
 from app.web.context import RoundForm, game_context
-from app.web.forms import form_int, parse_round, read_form, round_errors
+from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
 from app.web.render import HTMX, error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
@@ -108,11 +109,13 @@ def _keeper_answer(
     message: str | None = None,
     status: int = 200,
     rules_form: dict[str, Any] | None = None,
+    view: GameView | None = None,
 ) -> Response:
-    """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx)."""
+    """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
+    `view` when the use case already has the game as it now stands."""
     if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
         return RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
-    view = games.get(game_id)
+    view = view or games.get(game_id)
     context = game_context(request, view, keeper=True, form=form, message=message, rules_form=rules_form)
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
@@ -128,32 +131,47 @@ async def replace_round_page(request: Request, game_id: GameId, number: RoundNum
 
 
 async def _save_round(request: Request, game_id: str, games: Games, number: int | None) -> Response:
+    """One load of the game: the use case loads it, reads the form against its players, checks and
+    writes the round; the fragment is rendered from the game the write leaves (or, when refused,
+    from the game as it was loaded)."""
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
-    view = games.get(game_id)
-    state, data = parse_round(view, form, number)
-    if data is None:
-        return _keeper_answer(request, games, game_id, form=state, status=422)
-    idempotency = Idempotency.of(state.request_id, "page round", number, data.model_dump(mode="json"))
+    state = round_form(form, number)
+    idempotency = Idempotency.of(state.request_id, "page round", number, typed_counts(form))
     version = form.get("version") or None
+
+    def parse(view: GameView) -> RoundIn:
+        return parse_round(state, view, form)
+
     try:
         if number is None:
-            games.add_round(game_id, credential, data, if_match=version, idempotency=idempotency)
+            outcome = games.add_round(game_id, credential, parse, if_match=version, idempotency=idempotency)
         else:
-            games.replace_round(game_id, number, credential, data, if_match=version, idempotency=idempotency)
+            outcome = games.replace_round(game_id, number, credential, parse, if_match=version, idempotency=idempotency)
+    except RoundFormInvalid as error:
+        return _keeper_answer(request, games, game_id, form=state, status=422, view=_loaded(error))
     except InvalidInput as error:
         round_errors(state, error)
-        return _keeper_answer(request, games, game_id, form=state, status=422)
+        return _keeper_answer(request, games, game_id, form=state, status=422, view=_loaded(error))
     except VersionMismatch:
         state.errors["round"] = [
             "The game changed on another device while you typed. Check the scores below and save again."
         ]
+        if not state.values:  # refused before the form was read: show what was typed all the same
+            state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
         return _keeper_answer(request, games, game_id, form=state, status=409)
     except (GameIsOver, TooManyRounds, GameNotFound, IdempotencyKeyReused) as error:
         # Said beside the round, with what was typed kept; a refused key goes to the one handler.
         state.errors["round"] = [error.detail]
-        return _keeper_answer(request, games, game_id, form=state, status=error.status)
-    return _keeper_answer(request, games, game_id)
+        if not state.values:
+            state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
+        return _keeper_answer(request, games, game_id, form=state, status=error.status, view=_loaded(error))
+    return _keeper_answer(request, games, game_id, view=outcome.view)
+
+
+def _loaded(error: Exception) -> GameView | None:
+    """The game as the refused write loaded it (app.writes), so showing the refusal loads nothing."""
+    return getattr(error, "view", None)
 
 
 @router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")

@@ -26,7 +26,7 @@ from app.security import (
 from app.urls import urls_for
 from app.views import load_views
 from app.web.forms import FormDict, clamp_start, form_int, new_game_form, read_form, safe_int
-from app.web.render import error_page, go, render
+from app.web.render import error_page, go, is_htmx, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -164,7 +164,8 @@ def _new_game_response(
     new["errors"] = errors
     new["starts_open"] = any(s.strip() for s in starts) or any(k.startswith("start-") for k in errors)
     new["rules_open"] = new["rules_open"] or any(k in errors for k in ("target", "dutch_points", "blitz_points"))
-    rows, _ = _your_games(request, games)
+    # htmx swaps only the form: "Your games" (a query per click on "+ Add player") is for the whole page.
+    rows = [] if is_htmx(request) else _your_games(request, games)[0]
     return render(
         request,
         "start.html",

@@ -17,6 +17,7 @@ from app.security import (
 )
 from app.urls import absolute_url, urls_for
 from app.views import GameView
+from app.web.render import is_htmx
 
 
 @dataclass
@@ -61,6 +62,7 @@ def game_context(
     tv: bool = False,
 ) -> dict[str, Any]:
     state = view.state
+    fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
     colour = {p.id: i for i, p in enumerate(view.players)}
     seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
     edit_key = cookie_key(request, view.game.id).key if keeper else None
@@ -103,8 +105,9 @@ def game_context(
         "csrf": csrf_token(edit_key) if edit_key else "",
         "view_url": view_url,
         "edit_url": edit_url,
-        "qr": _qr(view_url),
-        "edit_qr": _qr(edit_url) if edit_url else None,
+        # The share box (QR codes) is part of the whole page only, never of the htmx fragment.
+        "qr": None if fragment_only else _qr(view_url),
+        "edit_qr": _qr(edit_url) if edit_url and not fragment_only else None,
         "tv": tv,
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
         "fragment_url": request.app.url_path_for("view_page", game_id=view.game.id),

@@ -60,8 +60,23 @@ def new_game_form(values: FormDict | None = None, players: int = 2) -> dict[str,
     }
 
 
-def parse_round(view: GameView, form: FormDict, number: int | None) -> tuple[RoundForm, RoundIn | None]:
-    state = RoundForm(number=number, request_id=form.get("request_id") or secrets.token_urlsafe(12))
+class RoundFormInvalid(Exception):
+    """What was typed can't be read as a round (a field empty, not a number): see the form's errors."""
+
+
+def round_form(form: FormDict, number: int | None) -> RoundForm:
+    """The round form as posted, before it is read against the game's players."""
+    return RoundForm(number=number, request_id=form.get("request_id") or secrets.token_urlsafe(12))
+
+
+def typed_counts(form: FormDict) -> dict[str, str]:
+    """The card counts as typed (what a retry of the same post sends again)."""
+    return {k: v.strip() for k, v in sorted(form.items()) if k.startswith(("dutch-", "blitz-"))}
+
+
+def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
+    """Read the typed counts against the game's players, keeping what was typed in `state`; raises
+    RoundFormInvalid (with the messages in state.errors) when a field is empty or not a number."""
     scores = []
     for player in view.players:
         counts = {}
@@ -81,8 +96,8 @@ def parse_round(view: GameView, form: FormDict, number: int | None) -> tuple[Rou
                 ScoreIn(player_id=player.id, dutch=_bounded(counts["dutch"]), blitz=_bounded(counts["blitz"]))
             )
     if state.errors:
-        return state, None
-    return state, RoundIn(scores=scores)
+        raise RoundFormInvalid()
+    return RoundIn(scores=scores)
 
 
 def _bounded(value: int) -> int:

@@ -1,0 +1,131 @@
+"""The scorekeeper's save from the phone form loads the game once: the use case loads it, reads the form
+against its players, writes the round, and the fragment is rendered from what the write left."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import event
+
+from tests.conftest import GameHandle
+
+ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
+NOBODY_CALLED_BLITZ = [(3, 1), (2, 4), (1, 6), (0, 8)]
+
+
+@contextmanager
+def statements(app: FastAPI) -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def note(_conn, _cursor, statement, *_args) -> None:
+        seen.append(" ".join(statement.split()))
+
+    event.listen(app.state.engine, "before_cursor_execute", note)
+    try:
+        yield seen
+    finally:
+        event.remove(app.state.engine, "before_cursor_execute", note)
+
+
+def reads_of(seen: list[str], table: str) -> int:
+    """SELECTs whose FROM names `table` (the game row, or its players: one each per load of a game)."""
+    pattern = re.compile(rf"^SELECT .* FROM {table}\b(?! *_)", re.IGNORECASE)
+    return sum(1 for statement in seen if pattern.search(statement))
+
+
+@pytest.fixture
+def keeper(app: FastAPI, make_game) -> tuple[TestClient, GameHandle, str]:
+    game = make_game(rules={"target": 1000})
+    browser = TestClient(app)
+    browser.__enter__()
+    assert browser.get(f"/g/{game.id}/edit/{game.key}", follow_redirects=False).status_code == 303
+    page = BeautifulSoup(browser.get(f"/g/{game.id}/score").text, "html.parser")
+    csrf = str(page.select_one('form input[name="csrf"]')["value"])
+    yield browser, game, csrf
+    browser.__exit__(None, None, None)
+
+
+def form(game: GameHandle, counts: list[tuple[int, int]], csrf: str) -> dict[str, str]:
+    data = {"csrf": csrf}
+    for pid, (dutch, blitz) in zip(game.player_ids, counts, strict=True):
+        data[f"dutch-{pid}"], data[f"blitz-{pid}"] = str(dutch), str(blitz)
+    return data
+
+
+@pytest.mark.parametrize("htmx", [True, False], ids=["htmx", "plain-form"])
+def test_a_save_from_the_phone_form_loads_the_game_once(app: FastAPI, keeper, htmx: bool):
+    browser, game, csrf = keeper
+    headers = {"HX-Request": "true"} if htmx else {}
+    with statements(app) as seen:
+        response = browser.post(
+            f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers=headers, follow_redirects=False
+        )
+    assert response.status_code == (200 if htmx else 303), response.text
+    assert (reads_of(seen, "game"), reads_of(seen, "player"), reads_of(seen, "round")) == (1, 1, 1), seen
+    assert len(game.get()["rounds"]) == 1
+    if htmx:  # the fragment shows the round just saved, rendered from the write's own result
+        fragment = BeautifulSoup(response.text, "html.parser")
+        assert fragment.select_one("#game") is not None
+        assert "+3" in fragment.get_text(" ")
+
+
+def test_a_refused_round_is_shown_from_the_same_single_load(app: FastAPI, keeper):
+    browser, game, csrf = keeper
+    with statements(app) as seen:
+        response = browser.post(
+            f"/g/{game.id}/rounds", data=form(game, NOBODY_CALLED_BLITZ, csrf), headers={"HX-Request": "true"}
+        )
+    assert response.status_code == 422
+    assert (reads_of(seen, "game"), reads_of(seen, "player")) == (1, 1), seen
+    page = BeautifulSoup(response.text, "html.parser")
+    assert "Blitz" in page.get_text(" ")  # the rule's message, beside the round
+    assert page.select_one(f'input[name="dutch-{game.player_ids[0]}"]')["value"] == "3"  # what was typed, kept
+    assert game.get()["rounds"] == []
+
+
+def test_a_form_that_cannot_be_read_keeps_what_was_typed(app: FastAPI, keeper):
+    browser, game, csrf = keeper
+    data = form(game, ROUND, csrf) | {f"dutch-{game.player_ids[1]}": "two"}
+    with statements(app) as seen:
+        response = browser.post(f"/g/{game.id}/rounds", data=data, headers={"HX-Request": "true"})
+    assert response.status_code == 422
+    assert (reads_of(seen, "game"), reads_of(seen, "player")) == (1, 1), seen
+    page = BeautifulSoup(response.text, "html.parser")
+    assert page.select_one(f'input[name="dutch-{game.player_ids[1]}"]')["value"] == "two"
+    assert "whole number" in page.get_text(" ")
+    assert game.get()["rounds"] == []
+
+
+def test_a_viewer_refresh_renders_no_qr_code_and_the_whole_page_does(client: TestClient, make_game, monkeypatch):
+    from app.web import context
+
+    made: list[str] = []
+    real = context._qr
+    monkeypatch.setattr(context, "_qr", lambda url: made.append(url) or real(url))
+    game = make_game()
+    fragment = client.get(f"/g/{game.id}", headers={"HX-Request": "true"})
+    assert fragment.status_code == 200 and made == []
+    assert BeautifulSoup(fragment.text, "html.parser").select_one(".qr") is None
+    page = client.get(f"/g/{game.id}")
+    assert len(made) == 1
+    assert BeautifulSoup(page.text, "html.parser").select_one(".qr svg") is not None
+
+
+def test_adding_a_player_field_with_htmx_does_not_load_your_games(app: FastAPI, keeper):
+    browser, game, _ = keeper  # this browser keeps score of a game, so "Your games" has a row
+    data = {"player_count": "2", "player-0": "Ana", "player-1": "Ben", "action": "add"}
+    with statements(app) as seen:
+        fragment = browser.post("/games", data=data, headers={"HX-Request": "true"})
+    assert fragment.status_code == 200
+    assert reads_of(seen, "game") == 0, seen
+    assert len(BeautifulSoup(fragment.text, "html.parser").select('input[name^="player-"]')) == 3
+    with statements(app) as seen:
+        page = browser.post("/games", data=data)  # without JavaScript the whole page comes back, list included
+    assert reads_of(seen, "game") >= 1
+    assert game.id in page.text
