@@ -1,11 +1,12 @@
 """What the browser tests and scripts/screenshots.py share: the server process, Chromium, and the pages.
 
+The phone and the Chromium options are in tests/browser/device.py (bench/ uses them too).
+
 The server is tests/servers.Server: the app in its own uvicorn process on a migrated database.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,18 +17,8 @@ import httpx
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Playwright, expect
 
 from app.config import ROOT
+from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE
 from tests.servers import Server, migrated
-
-CHROMIUM = os.environ.get("BLITZBOARD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 10_000
