@@ -14,8 +14,6 @@ import os
 import platform
 import re
 import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,27 +25,18 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# The benchmarks run as scripts from bench/; the test suite's server helper and browser settings are
+# imported from this checkout's tests/.
+if str(ROOT) not in sys.path:
+    sys.path.insert(1, str(ROOT))
+
+from tests import servers  # noqa: E402
+from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: E402, F401 (the benchmarks' phone is the tests')
+from tests.servers import free_port  # noqa: E402, F401
+
 DOC = ROOT / "docs" / "performance.md"
 RESULTS = ROOT / "bench" / "results.json"
 POSTGRES_URL = os.environ.get("BLITZBOARD_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-CHROMIUM = os.environ.get("BLITZBOARD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-# A phone, as the browser tests use: 390×844 CSS pixels, touch, mobile viewport.
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 390, "height": 844},
-    "device_scale_factor": 3,
-    "is_mobile": True,
-    "has_touch": True,
-    "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/130.0 Mobile Safari/537.36",
-}
 # Server settings for every benchmark: quiet logs, and rate limits out of the way (the benchmarks create
 # games from one address far faster than a person would).
 SERVER_ENV = {
@@ -223,26 +212,15 @@ def postgres_database() -> Iterator[str]:
 # --- server processes ---------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @dataclass
-class Server:
-    name: str
-    host: str
-    port: int
-    process: subprocess.Popen
-    log: Path
+class Server(servers.Server):
+    """tests/servers.Server (the process, its start and stop) plus what a benchmark reads about it."""
 
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+    host: str = "127.0.0.1"
 
     @property
     def pid(self) -> int:
+        assert self.process is not None
         return self.process.pid
 
     def rss_bytes(self) -> int:
@@ -256,59 +234,30 @@ class Server:
         fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
 
-
-def start_process(name: str, argv: list[str], env: dict[str, str], port: int, log: Path, ready_path: str) -> Server:
-    environment = os.environ | SERVER_ENV | env
-    environment.pop("DATABASE_URL", None)
-    handle = log.open("ab")
-    process = subprocess.Popen(argv, cwd=ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT)
-    handle.close()
-    server = Server(name, "127.0.0.1", port, process, log)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{name} exited early:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            with socket.create_connection((server.host, port), timeout=1) as sock:
-                sock.sendall(f"GET {ready_path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-                if sock.recv(64).startswith(b"HTTP/1.1 200"):
-                    return server
-        except OSError:
-            pass
-        time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"{name} did not start:\n{log.read_text(errors='replace')[-3000:]}")
+def start_server(database_url: str, log: Path, env: dict[str, str] | None = None, **options: Any) -> Server:
+    """A server with the benchmarks' settings (SERVER_ENV, then `env`); `options` as tests/servers.Server's."""
+    options = {"startup_seconds": 60} | options
+    if options.get("port") is None:
+        options.pop("port", None)
+    return Server(database_url, log, env=SERVER_ENV | (env or {}), **options).start()
 
 
 def start_app(database_url: str, log: Path, port: int | None = None, env: dict[str, str] | None = None) -> Server:
     """The app as it is deployed: `blitzboard serve` (migrates, then one uvicorn process); `env` adds settings."""
-    port = port or free_port()
-    argv = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    return start_process(
-        "blitzboard", argv, {"BLITZBOARD_DATABASE_URL": database_url} | (env or {}), port, log, "/healthz"
-    )
+    return start_server(database_url, log, env, port=port)
 
 
 def start_factory(
     factory: str, log: Path, database_url: str | None = None, port: int | None = None, ready_path: str = "/healthz"
 ) -> Server:
     """Any app factory (bench/bare_app.py, bench/variants.py) under the uvicorn settings of `blitzboard serve`."""
-    port = port or free_port()
-    argv = [sys.executable, str(ROOT / "bench" / "serve.py"), factory, "--port", str(port)]
-    env = {}
-    if database_url:
-        argv.append("--migrate")
-        env["BLITZBOARD_DATABASE_URL"] = database_url
-    return start_process(factory, argv, env, port, log, ready_path)
+
+    def command(port: int) -> list[str]:
+        argv = [sys.executable, str(ROOT / "bench" / "serve.py"), factory, "--port", str(port)]
+        return [*argv, "--migrate"] if database_url else argv
+
+    return start_server(database_url or "", log, port=port, command=command, ready_path=ready_path)
 
 
 def start_bare(log: Path, port: int | None = None) -> Server:

@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import os
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from common import (
     percentile,
     print_table,
     sqlite_database,
+    start_server,
     table,
     write_section,
 )
@@ -53,27 +53,6 @@ UNCAPPED_STREAMS = {"BLITZBOARD_MAX_STREAMS_PER_CLIENT": "100000", "BLITZBOARD_M
 
 def _limit_files() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (OPEN_FILES, OPEN_FILES))
-
-
-def start(name: str, argv: list[str], env: dict[str, str], port: int, log: Path) -> Server:
-    environment = os.environ | ENV | env
-    environment.pop("DATABASE_URL", None)
-    with log.open("ab") as handle:
-        process = subprocess.Popen(
-            argv, cwd=ROOT, env=environment, stdout=handle, stderr=subprocess.STDOUT, preexec_fn=_limit_files
-        )
-    server = Server(name, "127.0.0.1", port, process, log)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"{name} exited early:\n{log.read_text(errors='replace')[-3000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            if sock.recv(64).startswith(b"HTTP/1.1 200"):
-                return server
-        time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"{name} did not start")
 
 
 @dataclass
@@ -176,7 +155,7 @@ def create_game(port: int) -> str:
 def run(name: str, argv_for: callable, env: dict[str, str], url: str, directory: Path, seconds: float) -> dict:
     port = free_port()
     log = directory / f"{name}.log"
-    server = start(name, argv_for(port), {"BLITZBOARD_DATABASE_URL": url} | env, port, log)
+    server = start_server(url, log, ENV | env, port=port, command=argv_for, preexec=_limit_files)
     try:
         game_id = create_game(port)
         before = log.stat().st_size

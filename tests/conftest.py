@@ -1,13 +1,11 @@
-"""Shared fixtures: an app on a fresh database built by the migrations, and helpers to play games."""
+"""Shared fixtures: an app on a fresh database built by the migrations, and games to play (tests/helpers.py
+holds what test modules import)."""
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from fastapi import FastAPI
@@ -17,51 +15,17 @@ from app.config import Settings
 from app.db import make_engine
 from app.main import create_app
 from app.migrations import upgrade
+from tests.helpers import WORKED_EXAMPLE_PLAYERS, GameHandle, create_pg_database, drop_pg_database, on_postgres
 from tests.servers import migrated
 
-# The worked example of DESIGN.md: scores before the round, then the round itself.
-WORKED_EXAMPLE_PLAYERS = [
-    {"name": "Ana", "starting_score": 58},
-    {"name": "Ben", "starting_score": 70},
-    {"name": "Cy", "starting_score": 30},
-    {"name": "Dee", "starting_score": 20},
-]
-WORKED_EXAMPLE_ROUND = [(22, 0), (14, 3), (11, 5), (9, 7)]  # (dutch, blitz) per player, in seat order
-
-
-# The suite runs on SQLite by default, and on PostgreSQL when this is set (scripts/test does both).
-# Each run makes databases of its own (blitzboard_test_<random>) and drops them at the end.
-POSTGRES_URL = os.environ.get("BLITZBOARD_TEST_POSTGRES_URL", "")
 TABLES = ("round_score", "round", "player", "idempotency_record", "game")
-
-
-def on_postgres() -> bool:
-    return bool(POSTGRES_URL)
-
-
-def _pg_admin():
-    import psycopg
-
-    return psycopg.connect(POSTGRES_URL, autocommit=True)
-
-
-def _create_pg_database() -> str:
-    name = f"blitzboard_test_{secrets.token_hex(6)}"
-    with _pg_admin() as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(urlsplit(POSTGRES_URL)._replace(path=f"/{name}"))
-
-
-def _drop_pg_database(url: str) -> None:
-    with _pg_admin() as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
 def _pg_session_database() -> Iterator[str]:
-    url = migrated(_create_pg_database())
+    url = migrated(create_pg_database())
     yield url
-    _drop_pg_database(url)
+    drop_pg_database(url)
 
 
 @pytest.fixture
@@ -83,9 +47,9 @@ def server_database_url(tmp_path: Path) -> Iterator[str]:
     if not on_postgres():
         yield migrated(f"sqlite:///{tmp_path / 'server.db'}")
         return
-    url = migrated(_create_pg_database())
+    url = migrated(create_pg_database())
     yield url
-    _drop_pg_database(url)
+    drop_pg_database(url)
 
 
 @pytest.fixture
@@ -105,39 +69,6 @@ def app(settings: Settings) -> Iterator[FastAPI]:
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app) as client:
         yield client
-
-
-class GameHandle:
-    """A game created through the API, with its key, for tests that play it."""
-
-    def __init__(self, client: TestClient, body: dict[str, Any]):
-        self.client = client
-        self.body = body
-        self.id: str = body["id"]
-        self.key: str = body["edit_key"]
-        self.player_ids: list[int] = [p["id"] for p in body["players"]]
-
-    @property
-    def auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.key}"}
-
-    def scores(self, counts: list[tuple[int, int]]) -> dict[str, Any]:
-        return {
-            "scores": [
-                {"player_id": pid, "dutch": dutch, "blitz": blitz}
-                for pid, (dutch, blitz) in zip(self.player_ids, counts, strict=True)
-            ]
-        }
-
-    def add_round(self, counts: list[tuple[int, int]], **headers: str):
-        return self.client.post(
-            f"/api/v1/games/{self.id}/rounds", json=self.scores(counts), headers=self.auth | headers
-        )
-
-    def get(self) -> dict[str, Any]:
-        response = self.client.get(f"/api/v1/games/{self.id}")
-        assert response.status_code == 200, response.text
-        return response.json()
 
 
 @pytest.fixture

@@ -15,17 +15,24 @@ from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import func
 from sqlmodel import Session, SQLModel, select
 
 from app import writes as use_cases
 from app import idempotency as replay_store
-from app.models import Game, IdempotencyRecord
-from tests.conftest import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle
-
-API = "/api/v1"
-PROBLEM_JSON = "application/problem+json"
-MAX_BODY = 64 * 1024
+from app.models import IdempotencyRecord
+from tests.helpers import (
+    API,
+    MAX_BODY,
+    PROBLEM_JSON,
+    SMALL_ROUND,
+    WORKED_EXAMPLE_PLAYERS,
+    WORKED_EXAMPLE_ROUND,
+    GameHandle,
+    assert_problem,
+    count_games,
+    game_url,
+    round_body,
+)
 
 GAME_FIELDS = {
     "id",
@@ -44,15 +51,8 @@ RULE_FIELDS = {"target", "dutch_points", "blitz_points", "tie_break"}
 PLAYER_FIELDS = {"id", "name", "starting_score", "total", "rank"}
 SCORE_FIELDS = {"player_id", "dutch", "blitz", "points", "total"}
 
-# A valid round for any game of the worked example's four players that has not reached its target.
-SMALL_ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
-
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def game_url(game_id: str, suffix: str = "") -> str:
-    return f"{API}/games/{game_id}{suffix}"
 
 
 def send(
@@ -68,24 +68,6 @@ def send(
         headers = {"Content-Type": "application/json", **(headers or {})}
         return client.request(method, url, content=raw, headers=headers)
     return client.request(method, url, json=body, headers=headers)
-
-
-def assert_problem(response, status: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].split(";")[0].strip() == PROBLEM_JSON
-    body = response.json()
-    assert {"type", "title", "status", "detail"} <= body.keys()
-    assert body["status"] == status
-    assert isinstance(body["type"], str) and body["type"]
-    assert isinstance(body["title"], str) and body["title"]
-    assert isinstance(body["detail"], str) and body["detail"]
-    if status == 422:
-        assert isinstance(body["errors"], list) and body["errors"]
-        for error in body["errors"]:
-            assert set(error) >= {"field", "message"}
-            assert isinstance(error["field"], str) and error["field"]
-            assert isinstance(error["message"], str) and error["message"]
-    return body
 
 
 def assert_errors(body: dict[str, Any], expected: list[tuple[str | set[str], list[str]]]) -> None:
@@ -106,20 +88,6 @@ def totals(game: dict[str, Any]) -> list[int]:
 
 def ranks(game: dict[str, Any]) -> list[int]:
     return [p["rank"] for p in game["players"]]
-
-
-def round_body(player_ids: list[int], counts: list[tuple[int, int]]) -> dict[str, Any]:
-    return {
-        "scores": [
-            {"player_id": pid, "dutch": dutch, "blitz": blitz}
-            for pid, (dutch, blitz) in zip(player_ids, counts, strict=True)
-        ]
-    }
-
-
-def count_games(app) -> int:
-    with Session(app.state.engine) as session:
-        return session.exec(select(func.count()).select_from(Game)).one()
 
 
 def database_dump(app) -> str:

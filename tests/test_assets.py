@@ -7,7 +7,7 @@ import re
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from tests.conftest import WORKED_EXAMPLE_ROUND, GameHandle
+from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle
 
 GZIP = {"Accept-Encoding": "gzip"}
 

@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.helpers import REQUEST_TIMEOUT, SERVER_LOG_FAILURES, all_at_once
 from tests.servers import Server, running_server
 
 CLIENTS = 24
 ROUNDS_PER_CLIENT = 5
 SAME_KEY_RETRIES = 10
-REQUEST_TIMEOUT = httpx.Timeout(60.0)
-ALL_DONE_TIMEOUT_S = 300.0
-SERVER_LOG_FAILURES = ("database is locked", "Traceback", "Exception in ASGI application")
 
 
 @pytest.fixture
@@ -59,14 +56,6 @@ def _signature(round_: dict[str, Any]) -> tuple[int, int]:
     return ana["dutch"], ben["dutch"]
 
 
-def _all_at_once(count: int, work: Callable[[int, threading.Barrier], Any]) -> list[Any]:
-    """Run work(i) for i in range(count) on `count` threads released together; bounded in time."""
-    barrier = threading.Barrier(count, timeout=60)
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        futures = [pool.submit(work, i, barrier) for i in range(count)]
-        return [future.result(timeout=ALL_DONE_TIMEOUT_S) for future in futures]
-
-
 def _assert_healthy(server: Server) -> None:
     assert server.process.poll() is None, "the server died"
     log = server.output()
@@ -96,7 +85,7 @@ def test_concurrent_rounds_are_each_stored_once_in_one_order(server: Server):
                 answers.append((number, response.status_code, response.json() if is_json else response.text))
         return answers
 
-    per_client = _all_at_once(CLIENTS, one_client)
+    per_client = all_at_once(CLIENTS, one_client)
 
     answers = [answer for client_answers in per_client for answer in client_answers]
     statuses = Counter(status for _, status, _ in answers)
@@ -152,7 +141,7 @@ def test_concurrent_retries_of_one_round_store_it_once(server: Server):
                 return 0, f"{type(error).__name__}: {error}"
             return response.status_code, response.text
 
-    answers = _all_at_once(SAME_KEY_RETRIES, retry)
+    answers = all_at_once(SAME_KEY_RETRIES, retry)
     assert {status for status, _ in answers} == {201}, answers
     assert len({text for _, text in answers}) == 1  # every retry got the very same answer
     _assert_healthy(server)
@@ -176,7 +165,7 @@ def test_concurrent_retries_of_one_new_game_create_it_once(server: Server):
                 return 0, f"{type(error).__name__}: {error}"
             return response.status_code, response.text
 
-    answers = _all_at_once(SAME_KEY_RETRIES, retry)
+    answers = all_at_once(SAME_KEY_RETRIES, retry)
     assert {status for status, _ in answers} == {201}, answers
     assert len({text for _, text in answers}) == 1
     _assert_healthy(server)
@@ -195,7 +184,7 @@ def test_concurrent_editors_with_the_same_if_match_only_one_wins(server: Server)
                 return 0
             return response.status_code
 
-    statuses = Counter(_all_at_once(SAME_KEY_RETRIES, rename))
+    statuses = Counter(all_at_once(SAME_KEY_RETRIES, rename))
     assert statuses == {200: 1, 412: SAME_KEY_RETRIES - 1}, statuses
     final = httpx.get(url, timeout=REQUEST_TIMEOUT).json()
     assert final["version"] == 2

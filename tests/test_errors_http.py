@@ -20,11 +20,16 @@ from app.games import Games
 from app.main import create_app
 from app.migrations import upgrade
 from app.security import content_security_policy
-from tests.conftest import WORKED_EXAMPLE_PLAYERS, GameHandle, on_postgres
-from tests.test_api import assert_problem
-from tests.test_security import SMALL_ROUND, html, text_of
-
-API = "/api/v1"
+from tests.helpers import (
+    API,
+    SMALL_ROUND,
+    WORKED_EXAMPLE_PLAYERS,
+    GameHandle,
+    assert_problem,
+    html,
+    on_postgres,
+    text_of,
+)
 
 
 def assert_security_headers(response: httpx.Response) -> None:

@@ -37,7 +37,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from app.config import Settings
 from app.main import create_app
 from app.migrations import upgrade
-from tests.conftest import WORKED_EXAMPLE_PLAYERS
+from tests.helpers import WORKED_EXAMPLE_PLAYERS
 
 EVENTS_PATH = "/api/v1/games/{game_id}/events"
 EXAMPLES_PER_OPERATION = 100

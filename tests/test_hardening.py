@@ -15,11 +15,18 @@ from sqlalchemy import text
 from app.config import Settings
 from app.db import make_engine
 from app.ratelimit import RateLimiter
-from tests.conftest import WORKED_EXAMPLE_PLAYERS, on_postgres
-from tests.test_api import assert_problem, count_games
-from tests.test_security import EVIL, html, limited_app, text_of
+from tests.helpers import (
+    API,
+    EVIL,
+    WORKED_EXAMPLE_PLAYERS,
+    assert_problem,
+    count_games,
+    html,
+    limited_app,
+    on_postgres,
+    text_of,
+)
 
-API = "/api/v1"
 JSON = {"Content-Type": "application/json"}
 START_FORM = {"player_count": "2", "player-0": "Ana", "player-1": "Ben", "action": "start"}
 

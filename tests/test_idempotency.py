@@ -31,12 +31,21 @@ from app.main import create_app
 from app.migrations import upgrade
 from app.models import IdempotencyRecord
 from app.sealing import SealBroken, Sealer, default_secret_file, load_secret
-from tests.conftest import WORKED_EXAMPLE_PLAYERS, GameHandle, on_postgres
-from tests.test_api import assert_problem, count_games, game_url
-from tests.test_security import claim, csrf_of, html, round_form, text_of
-
-API = "/api/v1"
-SMALL_ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
+from tests.helpers import (
+    API,
+    SMALL_ROUND,
+    WORKED_EXAMPLE_PLAYERS,
+    GameHandle,
+    assert_problem,
+    claim,
+    count_games,
+    csrf_of,
+    game_url,
+    html,
+    on_postgres,
+    round_form,
+    text_of,
+)
 
 
 def records(app: FastAPI) -> list[IdempotencyRecord]:

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 
 from app.live import Broker
-from tests.conftest import on_postgres
+from tests.helpers import on_postgres
 from tests.servers import Server, running_server
 
 TWO_PLAYERS = {"players": [{"name": "Ana"}, {"name": "Ben"}], "rules": {"target": 10000}}

@@ -18,24 +18,14 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.conftest import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle
+from tests.helpers import EVIL, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, html
+from tests.helpers import text_of as text
 
 NAMES = [p["name"] for p in WORKED_EXAMPLE_PLAYERS]  # Ana, Ben, Cy, Dee
 STARTS = [p["starting_score"] for p in WORKED_EXAMPLE_PLAYERS]  # 58, 70, 30, 20
-EVIL = "https://evil.example"
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def html(response: httpx.Response) -> BeautifulSoup:
-    assert response.headers["content-type"].startswith("text/html"), response.headers
-    return BeautifulSoup(response.text, "html.parser")
-
-
-def text(node: Tag | None) -> str:
-    assert node is not None
-    return " ".join(node.get_text(" ", strip=True).split())
 
 
 def texts(nodes: list[Tag]) -> list[str]:

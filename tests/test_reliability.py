@@ -29,8 +29,8 @@ import httpx
 import pytest
 
 from app.db import is_sqlite, make_engine
+from tests.helpers import REQUEST_TIMEOUT, SERVER_LOG_FAILURES, all_at_once
 from tests.servers import Server, running_server, start_server
-from tests.test_concurrency import REQUEST_TIMEOUT, SERVER_LOG_FAILURES, _all_at_once
 
 PLAYERS = [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}]
 TARGET = 10_000  # far out of reach: no game ends, so no round is refused for that
@@ -173,7 +173,7 @@ def test_concurrent_writers_on_several_games_store_each_acknowledged_round_once(
                 answers.append(((w, index), response.status_code, response.text))
         return answers
 
-    answers = [answer for per_writer in _all_at_once(WRITERS, writer) for answer in per_writer]
+    answers = [answer for per_writer in all_at_once(WRITERS, writer) for answer in per_writer]
 
     statuses = Counter(status for _, status, _ in answers)
     assert not [a for a in answers if a[1] >= 500], (statuses, server.output()[-4000:])
@@ -342,7 +342,7 @@ def storm(count: int, send) -> list[httpx.Response | str]:
             except httpx.TransportError as error:
                 return f"{type(error).__name__}: {error}"
 
-    return _all_at_once(count, one)
+    return all_at_once(count, one)
 
 
 def test_one_idempotency_key_sent_50_times_at_once_stores_one_round(server: Server, server_database_url: str):

@@ -21,37 +21,37 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.main import create_app
 from app.middleware import DOCS_CSP
-from app.migrations import upgrade
 from app.security import content_security_policy
-from tests.conftest import WORKED_EXAMPLE_PLAYERS, GameHandle
+from tests.helpers import (
+    API,
+    EVIL,
+    MAX_BODY,
+    SMALL_ROUND,
+    WORKED_EXAMPLE_PLAYERS,
+    GameHandle,
+    assert_problem,
+    claim,
+    count_games,
+    csrf_of,
+    game_url,
+    html,
+    limited_app,
+    round_body,
+    round_form,
+    text_of,
+)
 from tests.servers import running_server
-from tests.test_api import MAX_BODY, assert_problem, count_games, game_url
 
-API = "/api/v1"
-EVIL = "https://evil.example"
 STRICT = "strict-origin-when-cross-origin"
 COOKIE_DAYS = 180
-SMALL_ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]  # valid for the worked example's four players
 
 
 # --- helpers -------------------------------------------------------------------------------------
-
-
-def html(response: httpx.Response) -> BeautifulSoup:
-    assert response.headers["content-type"].startswith("text/html"), response.headers
-    return BeautifulSoup(response.text, "html.parser")
-
-
-def text_of(node: Tag | None) -> str:
-    assert node is not None
-    return " ".join(node.get_text(" ", strip=True).split())
 
 
 def edit_cookies(response: httpx.Response) -> dict[str, Morsel]:
@@ -76,21 +76,6 @@ def browser(app: FastAPI, **kwargs: Any) -> TestClient:
     return TestClient(app, **kwargs)
 
 
-def claim(browser_: TestClient, game_id: str, key: str) -> httpx.Response:
-    """Open the edit link the way a browser does: it keeps the cookie and does not show the key's URL."""
-    response = browser_.get(f"/g/{game_id}/edit/{key}", follow_redirects=False)
-    assert response.status_code == 303, response.text
-    return response
-
-
-def csrf_of(browser_: TestClient, game_id: str) -> str:
-    """The CSRF token the scorekeeper's page gives this browser's forms."""
-    page = html(browser_.get(f"/g/{game_id}/score"))
-    tokens = {str(field["value"]) for field in page.select('form input[name="csrf"]')}
-    assert len(tokens) == 1, tokens
-    return tokens.pop()
-
-
 def csp_directives(response: httpx.Response) -> dict[str, list[str]]:
     directives: dict[str, list[str]] = {}
     for part in response.headers["Content-Security-Policy"].split(";"):
@@ -100,32 +85,9 @@ def csp_directives(response: httpx.Response) -> dict[str, list[str]]:
     return directives
 
 
-def round_body(player_ids: list[int], counts: list[tuple[int, int]]) -> dict[str, Any]:
-    return {
-        "scores": [
-            {"player_id": pid, "dutch": dutch, "blitz": blitz}
-            for pid, (dutch, blitz) in zip(player_ids, counts, strict=True)
-        ]
-    }
-
-
-def round_form(player_ids: list[int], counts: list[tuple[int, int]], csrf: str) -> dict[str, str]:
-    data = {"csrf": csrf}
-    for pid, (dutch, blitz) in zip(player_ids, counts, strict=True):
-        data[f"dutch-{pid}"] = str(dutch)
-        data[f"blitz-{pid}"] = str(blitz)
-    return data
-
-
 def _chunks(data: bytes, size: int = 4096) -> Iterator[bytes]:
     for start in range(0, len(data), size):
         yield data[start : start + size]
-
-
-def limited_app(database_url: str, **limits: int) -> FastAPI:
-    app = create_app(Settings(database_url=database_url, _env_file=None, **limits))
-    upgrade(app.state.engine)
-    return app
 
 
 @pytest.fixture

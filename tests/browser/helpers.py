@@ -1,30 +1,34 @@
 """What the browser tests and scripts/screenshots.py share: the server process, Chromium, and the pages.
 
+The phone and the Chromium options are in tests/browser/device.py (bench/ uses them too).
+
 The server is tests/servers.Server: the app in its own uvicorn process on a migrated database.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import Browser, Locator, Page, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Playwright, expect
 
+from app.config import ROOT
+from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE
 from tests.servers import Server, migrated
 
-CHROMIUM = os.environ.get("BLITZBOARD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+ARTIFACTS = ROOT / "test-artifacts"
+TIMEOUT_MS = 10_000
+
+# Runs in every page before its own scripts (injected by the browser, so the CSP does not apply to it).
+REPORT_CSP_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__blitzboardCspViolation(`${event.violatedDirective} blocked ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}`);
+});
+"""
 
 # The worked example of DESIGN.md: scores before the round, then the round (dutch, blitz) per player.
 WORKED_NAMES = ["Ana", "Ben", "Cy", "Dee"]
@@ -41,6 +45,58 @@ def start_server(directory: Path, database_url: str | None = None) -> Server:
 
 def launch_chromium(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+class Phones:
+    """Opens phone-sized browser contexts on a server, watches their consoles, saves screenshots."""
+
+    def __init__(self, browser: Browser, server: Server):
+        self.browser = browser
+        self.server = server
+        self.contexts: list[BrowserContext] = []
+        self.csp_violations: list[str] = []
+        self._quiet = False
+
+    def context(self, server: Server | None = None, **options: Any) -> BrowserContext:
+        context = self.browser.new_context(base_url=(server or self.server).url, **(PHONE | options))
+        context.set_default_timeout(TIMEOUT_MS)
+        context.expose_function("__blitzboardCspViolation", self._violation)
+        context.add_init_script(REPORT_CSP_VIOLATIONS)
+        context.on("console", self._console)
+        self.contexts.append(context)
+        return context
+
+    def page(self, server: Server | None = None, **options: Any) -> Page:
+        return self.context(server, **options).new_page()
+
+    def _violation(self, message: str) -> None:
+        if not self._quiet:
+            self.csp_violations.append(message)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if not self._quiet and "Content Security Policy" in message.text:
+            self.csp_violations.append(message.text)
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """Playwright's own doings (a screenshot hiding the caret) may trip the CSP; those don't count."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+    def screenshot(self, page: Page, name: str) -> Path:
+        """A full-page PNG in test-artifacts/; caret="initial" injects no style, so no CSP report."""
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        with self.quiet():
+            page.screenshot(path=path, full_page=True, caret="initial")
+        return path
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
 
 
 # --- the API, for setting a game up quickly ------------------------------------------------------------

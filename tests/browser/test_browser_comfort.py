@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Phones
-from tests.browser.helpers import Server, api_game, fill_round, save_round
+from tests.browser.helpers import Phones, Server, api_game, fill_round, save_round
 
 pytestmark = pytest.mark.browser
 

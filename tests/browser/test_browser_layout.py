@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Phones
-from tests.browser.helpers import ApiGame, Server, api_game
+from tests.browser.helpers import ApiGame, Phones, Server, api_game
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,7 @@ import json
 import pytest
 from playwright.sync_api import Route, expect
 
-from tests.browser.conftest import Phones
-from tests.browser.helpers import Server, api_game, scoreboard
+from tests.browser.helpers import Phones, Server, api_game, scoreboard
 
 pytestmark = pytest.mark.browser
 

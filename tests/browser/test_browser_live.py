@@ -9,8 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.conftest import Phones
-from tests.browser.helpers import Server, api_game, fill_round, save_round, scoreboard, start_server
+from tests.browser.helpers import Phones, Server, api_game, fill_round, save_round, scoreboard, start_server
 
 pytestmark = pytest.mark.browser
 

@@ -7,10 +7,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Phones
 from tests.browser.helpers import (
     WORKED_NAMES,
     WORKED_STARTS,
+    Phones,
     Server,
     api_game,
     blitz,

@@ -1,0 +1,199 @@
+"""What many test modules share: the worked example, a game played through the API, the databases,
+problem+json checks, parsed pages, the browser-side form helpers and bounded waits for real servers.
+
+Fixtures live in conftest.py; everything a test module imports comes from here (or tests/servers.py
+for server processes), never from another test module.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from bs4 import BeautifulSoup, Tag
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.main import create_app
+from app.migrations import upgrade
+from app.models import Game
+
+API = "/api/v1"
+PROBLEM_JSON = "application/problem+json"
+MAX_BODY = 64 * 1024
+EVIL = "https://evil.example"
+
+# The worked example of DESIGN.md: scores before the round, then the round itself.
+WORKED_EXAMPLE_PLAYERS = [
+    {"name": "Ana", "starting_score": 58},
+    {"name": "Ben", "starting_score": 70},
+    {"name": "Cy", "starting_score": 30},
+    {"name": "Dee", "starting_score": 20},
+]
+WORKED_EXAMPLE_ROUND = [(22, 0), (14, 3), (11, 5), (9, 7)]  # (dutch, blitz) per player, in seat order
+
+# A valid round for any game of the worked example's four players that has not reached its target.
+SMALL_ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
+
+
+# --- the databases -----------------------------------------------------------------------------------
+
+# The suite runs on SQLite by default, and on PostgreSQL when this is set (scripts/test does both).
+# Each run makes databases of its own (blitzboard_test_<random>) and drops them at the end.
+POSTGRES_URL = os.environ.get("BLITZBOARD_TEST_POSTGRES_URL", "")
+
+
+def on_postgres() -> bool:
+    return bool(POSTGRES_URL)
+
+
+def _pg_admin():
+    import psycopg
+
+    return psycopg.connect(POSTGRES_URL, autocommit=True)
+
+
+def create_pg_database() -> str:
+    name = f"blitzboard_test_{secrets.token_hex(6)}"
+    with _pg_admin() as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(urlsplit(POSTGRES_URL)._replace(path=f"/{name}"))
+
+
+def drop_pg_database(url: str) -> None:
+    with _pg_admin() as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)')
+
+
+def limited_app(database_url: str, **limits: int) -> FastAPI:
+    """An app with some settings (limits) of its own, on a migrated database."""
+    app = create_app(Settings(database_url=database_url, _env_file=None, **limits))
+    upgrade(app.state.engine)
+    return app
+
+
+def count_games(app: FastAPI) -> int:
+    with Session(app.state.engine) as session:
+        return session.exec(select(func.count()).select_from(Game)).one()
+
+
+# --- the API ---------------------------------------------------------------------------------------
+
+
+class GameHandle:
+    """A game created through the API, with its key, for tests that play it."""
+
+    def __init__(self, client: TestClient, body: dict[str, Any]):
+        self.client = client
+        self.body = body
+        self.id: str = body["id"]
+        self.key: str = body["edit_key"]
+        self.player_ids: list[int] = [p["id"] for p in body["players"]]
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+    def scores(self, counts: list[tuple[int, int]]) -> dict[str, Any]:
+        return round_body(self.player_ids, counts)
+
+    def add_round(self, counts: list[tuple[int, int]], **headers: str):
+        return self.client.post(
+            f"/api/v1/games/{self.id}/rounds", json=self.scores(counts), headers=self.auth | headers
+        )
+
+    def get(self) -> dict[str, Any]:
+        response = self.client.get(f"/api/v1/games/{self.id}")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+
+def game_url(game_id: str, suffix: str = "") -> str:
+    return f"{API}/games/{game_id}{suffix}"
+
+
+def round_body(player_ids: list[int], counts: list[tuple[int, int]]) -> dict[str, Any]:
+    return {
+        "scores": [
+            {"player_id": pid, "dutch": dutch, "blitz": blitz}
+            for pid, (dutch, blitz) in zip(player_ids, counts, strict=True)
+        ]
+    }
+
+
+def assert_problem(response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].split(";")[0].strip() == PROBLEM_JSON
+    body = response.json()
+    assert {"type", "title", "status", "detail"} <= body.keys()
+    assert body["status"] == status
+    assert isinstance(body["type"], str) and body["type"]
+    assert isinstance(body["title"], str) and body["title"]
+    assert isinstance(body["detail"], str) and body["detail"]
+    if status == 422:
+        assert isinstance(body["errors"], list) and body["errors"]
+        for error in body["errors"]:
+            assert set(error) >= {"field", "message"}
+            assert isinstance(error["field"], str) and error["field"]
+            assert isinstance(error["message"], str) and error["message"]
+    return body
+
+
+# --- the pages -------------------------------------------------------------------------------------
+
+
+def html(response: httpx.Response) -> BeautifulSoup:
+    assert response.headers["content-type"].startswith("text/html"), response.headers
+    return BeautifulSoup(response.text, "html.parser")
+
+
+def text_of(node: Tag | None) -> str:
+    assert node is not None
+    return " ".join(node.get_text(" ", strip=True).split())
+
+
+def claim(browser_: TestClient, game_id: str, key: str) -> httpx.Response:
+    """Open the edit link the way a browser does: it keeps the cookie and does not show the key's URL."""
+    response = browser_.get(f"/g/{game_id}/edit/{key}", follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return response
+
+
+def csrf_of(browser_: TestClient, game_id: str) -> str:
+    """The CSRF token the scorekeeper's page gives this browser's forms."""
+    page = html(browser_.get(f"/g/{game_id}/score"))
+    tokens = {str(field["value"]) for field in page.select('form input[name="csrf"]')}
+    assert len(tokens) == 1, tokens
+    return tokens.pop()
+
+
+def round_form(player_ids: list[int], counts: list[tuple[int, int]], csrf: str) -> dict[str, str]:
+    data = {"csrf": csrf}
+    for pid, (dutch, blitz) in zip(player_ids, counts, strict=True):
+        data[f"dutch-{pid}"] = str(dutch)
+        data[f"blitz-{pid}"] = str(blitz)
+    return data
+
+
+# --- real servers under load -------------------------------------------------------------------------
+
+REQUEST_TIMEOUT = httpx.Timeout(60.0)
+ALL_DONE_TIMEOUT_S = 300.0
+SERVER_LOG_FAILURES = ("database is locked", "Traceback", "Exception in ASGI application")
+
+
+def all_at_once(count: int, work: Callable[[int, threading.Barrier], Any]) -> list[Any]:
+    """Run work(i) for i in range(count) on `count` threads released together; bounded in time."""
+    barrier = threading.Barrier(count, timeout=60)
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        futures = [pool.submit(work, i, barrier) for i in range(count)]
+        return [future.result(timeout=ALL_DONE_TIMEOUT_S) for future in futures]
