@@ -17,8 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session, SQLModel, select
 
-from app import writes as use_cases
 from app import idempotency as replay_store
+from app import writes as use_cases
 from app.models import IdempotencyRecord
 from tests.helpers import (
     API,

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 
-from tests.conftest import GameHandle
+from tests.helpers import GameHandle
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
 NOBODY_CALLED_BLITZ = [(3, 1), (2, 4), (1, 6), (0, 8)]

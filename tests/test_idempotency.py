@@ -24,8 +24,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, text
 from sqlmodel import Session, select
 
-from app import writes as use_cases
 from app import idempotency as replay_store
+from app import writes as use_cases
 from app.config import Settings
 from app.main import create_app
 from app.migrations import upgrade
