@@ -1,4 +1,4 @@
-"""The REST API v1 through httpx (the TestClient): the contract of issue 3, status by status.
+"""The REST API v1 through httpx (the TestClient): the contract, status by status.
 
 Every write that is refused is checked to have changed nothing: the game read back afterwards is
 exactly the game read before (version, updated_at, rounds, totals and all).

@@ -18,5 +18,5 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-# DESIGN.md's phone: 390×844 CSS pixels, touch, mobile viewport.
+# The phone every browser test and benchmark uses: 390×844 CSS pixels, touch, mobile viewport.
 PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
