@@ -129,3 +129,15 @@ def test_adding_a_player_field_with_htmx_does_not_load_your_games(app: FastAPI, 
         page = browser.post("/games", data=data)  # without JavaScript the whole page comes back, list included
     assert reads_of(seen, "game") >= 1
     assert game.id in page.text
+
+
+def test_target_and_swap_are_declared_once_on_the_game_and_inherited(app: FastAPI, keeper):
+    browser, game, csrf = keeper
+    browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf))
+    for url in (f"/g/{game.id}/score", f"/g/{game.id}/score?edit=1", f"/g/{game.id}/score?delete=1"):
+        page = BeautifulSoup(browser.get(url).text, "html.parser")
+        container = page.select_one("#game")
+        assert (container["hx-target"], container["hx-swap"]) == ("this", "outerHTML")
+        requests = container.select("[hx-get], [hx-post]")
+        assert requests, url  # the history's Edit / Delete, the round form, the rules form...
+        assert container.select("[hx-target], [hx-swap]") == [], url  # ...all inherit from #game
