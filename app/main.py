@@ -15,10 +15,11 @@ from app.assets import static_files
 from app.config import Settings, get_settings
 from app.db import make_engine
 from app.errors_http import ServerErrors
+from app.headers import SecurityHeaders
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
-from app.middleware import AccessLog, BodyLimit, CompressPublic, SecurityHeaders
+from app.middleware import AccessLog, BodyLimit, CompressPublic
 from app.problems import declare_unavailable, install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId

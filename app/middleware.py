@@ -1,4 +1,5 @@
-"""Pure ASGI middleware (streaming-safe, so event streams pass through untouched)."""
+"""Pure ASGI middleware (streaming-safe, so event streams pass through untouched): the body limit and
+deadline, the access log, compression. The security headers are app/headers.py, beside app/security.py."""
 
 from __future__ import annotations
 
@@ -8,23 +9,17 @@ import logging
 import re
 import time
 
-from starlette.datastructures import MutableHeaders
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.problems import PROBLEM_JSON, PROBLEM_TYPE_BASE
 from app.requestid import request_id_of
-from app.security import EDIT_COOKIE_PREFIX, content_security_policy
 
 access_log = logging.getLogger("blitzboard.access")
 
 # Edit links carry the key in their path; it never reaches a log line.
 _SECRET_IN_PATH = re.compile(r"(/edit/)[^/?#]+")
 _KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/)")
-
-
-DOCS_PATHS = ("/docs", "/redoc")
-DOCS_CSP = "frame-ancestors 'none'; object-src 'none'; base-uri 'none'"
 
 
 def redact(path: str) -> str:
@@ -45,51 +40,6 @@ def _escape_char(match: re.Match[str]) -> str:
 def loggable(text: str) -> str:
     """Text that stays on one log line and means what it says: controls and quotes escaped."""
     return _UNLOGGABLE.sub(_escape_char, text)
-
-
-class SecurityHeaders:
-    """CSP, nosniff, frame-ancestors and a Referrer-Policy on every response.
-
-    A route that hands out an edit right sets its own stricter Referrer-Policy (no-referrer); the
-    default here is kept only where the route set none. Answers that carry an edit right whatever the
-    route says get no-referrer too: every answer to a page's form post (only a scorekeeper, or someone
-    starting a game, posts there) and every answer that sets or clears an edit cookie.
-    """
-
-    def __init__(self, app: ASGIApp, hsts_seconds: int = 0) -> None:
-        self.app = app
-        self.csp = content_security_policy()
-        # Only on answers to HTTPS requests (RFC 6797 §7.2: a browser ignores it over plain HTTP, and a
-        # deployment reached over HTTP alone must not be told it is HTTPS-only). The scheme is the
-        # proxy's X-Forwarded-Proto when uvicorn trusts the proxy.
-        self.hsts = f"max-age={hsts_seconds}" if hsts_seconds > 0 else None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        # The interactive API docs load their script and styles from a CDN and start them with an
-        # inline script: they get a policy that only forbids framing, plugins and <base>. The rest of
-        # the site (every page a player sees) keeps the strict policy.
-        policy = DOCS_CSP if scope["path"] in DOCS_PATHS else self.csp
-        form_post = scope["method"] == "POST" and not scope["path"].startswith("/api/")
-        hsts = self.hsts if scope.get("scheme") == "https" else None
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.setdefault("Content-Security-Policy", policy)
-                headers.setdefault("X-Content-Type-Options", "nosniff")
-                headers.setdefault("X-Frame-Options", "DENY")
-                edit_cookie = any(c.startswith(EDIT_COOKIE_PREFIX) for c in headers.getlist("set-cookie"))
-                referrer = "no-referrer" if form_post or edit_cookie else "strict-origin-when-cross-origin"
-                headers.setdefault("Referrer-Policy", referrer)
-                headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-                if hsts:
-                    headers.setdefault("Strict-Transport-Security", hsts)
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 class BodyLimit:

@@ -25,7 +25,7 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.middleware import DOCS_CSP
+from app.headers import DOCS_CSP
 from app.security import content_security_policy
 from tests.helpers import (
     API,
