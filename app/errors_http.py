@@ -17,14 +17,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse
 from sqlalchemy import exc as sa_exc
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.middleware import loggable, redact
-from app.problems import PROBLEM_JSON, PROBLEM_TYPE_BASE
+from app.problems import problem
 from app.requestid import request_id_of
 
 error_log = logging.getLogger("blitzboard.errors")
@@ -121,14 +121,8 @@ class ServerErrors:
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
         headers["Cache-Control"] = "no-store"
         if scope["path"].startswith("/api/"):
-            body = {
-                "type": PROBLEM_TYPE_BASE + ("unavailable" if status == 503 else "server-error"),
-                "title": "Service unavailable" if status == 503 else "Server error",
-                "status": status,
-                "detail": detail,
-                "request_id": request_id,
-            }
-            return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+            slug, title = ("unavailable", "Service unavailable") if status == 503 else ("server-error", "Server error")
+            return problem(status, detail, slug=slug, title=title, headers=headers, request_id=request_id)
         try:
             response = self.html_error(Request(scope), status, detail)
         except Exception:  # the page itself could not be rendered: a plain one still says what happened

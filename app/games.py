@@ -6,7 +6,6 @@ every change shares (app.writes); they return domain results (Outcome), never HT
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
 from sqlalchemy import delete, insert
@@ -26,8 +25,6 @@ from app.models import Game, GameCreate, GameUpdate, Player, Round, RoundIn, Rou
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.views import GameView, Played, load_view, rules_of
 from app.writes import Outcome, UrlsFor, WriteTransactions
-
-log = logging.getLogger("blitzboard.games")
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
 RoundParser = Callable[[GameView], RoundIn]

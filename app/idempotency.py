@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete
@@ -31,6 +31,7 @@ from app import scoring
 from app.errors import IdempotencyKeyReused
 from app.models import Game, IdempotencyRecord, Player, utcnow
 from app.sealing import Sealer
+from app.views import Played, as_utc
 
 NEW_GAME_SCOPE = "new-game"
 CREATE, ROTATE, WRITE = "create", "rotate", "write"
@@ -52,16 +53,14 @@ class Idempotency:
 
 # --- snapshots: the inputs an answer is built from ------------------------------------------------
 
-Played = list[tuple[int, list[scoring.Score]]]
-
 
 def snapshot(game: Game, players: list[Player], rounds: list[list[scoring.Score]]) -> bytes:
     data = {
         "id": game.id,
         "name": game.name,
         "version": game.version,
-        "created": _aware(game.created_at).isoformat(),
-        "updated": _aware(game.updated_at).isoformat(),
+        "created": as_utc(game.created_at).isoformat(),
+        "updated": as_utc(game.updated_at).isoformat(),
         "rules": [game.target, game.dutch_points, game.blitz_points, game.tie_break],
         "players": [[p.id, p.name, p.starting_score] for p in players],
         # Each round as [player id, dutch, blitz, player id, dutch, blitz, ...].
@@ -94,10 +93,6 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played]:
     return game, players, played
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 # --- the store --------------------------------------------------------------------------------------
 
 
@@ -122,7 +117,7 @@ class Replays:
         record = self.session.get(IdempotencyRecord, (scope, key))
         if record is None:
             return None
-        if _aware(record.created_at) < utcnow() - timedelta(hours=self.hours):
+        if as_utc(record.created_at) < utcnow() - timedelta(hours=self.hours):
             self.session.delete(record)
             self.session.flush()
             return None
@@ -137,7 +132,7 @@ class Replays:
         record = self.session.get(IdempotencyRecord, (scope, key))
         if record is None or record.operation != ROTATE or record.request_mac != request_mac:
             return None
-        if _aware(record.created_at) < utcnow() - timedelta(minutes=self.rotation_minutes):
+        if as_utc(record.created_at) < utcnow() - timedelta(minutes=self.rotation_minutes):
             return None
         if record.version != version:  # the game moved on (the new key was used): no replay
             return None

@@ -93,8 +93,7 @@ def capacity(settings: Settings, open_files: int) -> tuple[int, int]:
     /healthz still answer when every stream slot is taken.
     """
     connections = within_files(settings.max_connections, open_files, settings.open_files_reserve)
-    streams = within_files(settings.max_streams, connections, settings.open_files_reserve)
-    return connections, min(streams, settings.max_streams)
+    return connections, within_files(settings.max_streams, connections, settings.open_files_reserve)
 
 
 class RepeatFilter(logging.Filter):

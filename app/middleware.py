@@ -4,15 +4,15 @@ deadline, the access log, compression. The security headers are app/headers.py, 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import time
 
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.problems import PROBLEM_JSON, PROBLEM_TYPE_BASE
+from app.problems import problem
 from app.requestid import request_id_of
 
 access_log = logging.getLogger("blitzboard.access")
@@ -113,36 +113,23 @@ class BodyLimit:
     async def _answer(
         self, scope: Scope, send: Send, status: int, slug: str, title: str, detail: str, page: str | None = None
     ) -> None:
+        # The connection closes after it: what is left of the body is never read.
+        headers = {"Connection": "close"}
+        response: Response
         if scope["path"].startswith("/api/"):
-            content_type = PROBLEM_JSON.encode()
-            body = json.dumps(
-                {
-                    "type": PROBLEM_TYPE_BASE + slug,
-                    "title": title,
-                    "status": status,
-                    "detail": detail,
-                }
-            ).encode()
+            response = problem(status, detail, slug=slug, title=title, headers=headers)
         else:  # a browser's form post: a page a person can read
-            content_type = b"text/html; charset=utf-8"
             page = page or (
                 f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{title} · Blitzboard</title>'
                 f"<h1>{title}</h1><p>{detail} Go back and try again.</p>"
                 '<p><a href="/">Back to Blitzboard</a></p></html>'
             )
-            body = page.encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", content_type),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+            response = HTMLResponse(page, status_code=status, headers=headers)
+        await response(scope, _nothing_to_read, send)
+
+
+async def _nothing_to_read() -> Message:
+    return {"type": "http.disconnect"}
 
 
 class AccessLog:

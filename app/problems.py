@@ -17,7 +17,7 @@ from app import scoring
 from app.errors import GameError, InvalidInput, KeyWrong
 from app.jsonbody import BodyProblem
 from app.models import ProblemDetails
-from app.ratelimit import client_address, retry_after_header
+from app.ratelimit import retry_after_header, wrong_key_wait
 
 PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"
@@ -78,6 +78,7 @@ def problem(
     title: str | None = None,
     errors: list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
+    request_id: str | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + (slug or str(status)),
@@ -87,6 +88,8 @@ def problem(
     }
     if errors is not None:
         body["errors"] = errors
+    if request_id is not None:
+        body["request_id"] = request_id
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -164,7 +167,7 @@ def _items_of(request: Request) -> str:
 
 def game_problem(request: Request, error: GameError) -> JSONResponse:
     """The API's answer to a refused change; wrong edit keys count toward the client's limit."""
-    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
+    if isinstance(error, KeyWrong) and (wait := wrong_key_wait(request)):
         return too_many(wait, "wrong edit keys")
     return game_error_response(error, _items_of(request))
 

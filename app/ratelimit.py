@@ -63,14 +63,12 @@ class RateLimiter:
                 if self.clock() - start < 60 and count > 0:
                     self._windows[client] = (start, count - 1)
 
-    def blocked(self, client: str) -> float | None:
-        """Seconds until `client` may try again, without counting anything (None: not blocked)."""
+    def used(self, client: str) -> int:
+        """How many events `client` has counted in its current window (without counting one)."""
         now = self.clock()
         with self._lock:
             start, count = self._windows.get(client, (now, 0))
-            if now - start < 60 and count >= self.per_minute:
-                return max(1.0, 60 - (now - start))
-            return None
+            return count if now - start < 60 else 0
 
     def _forget_old(self, now: float) -> None:
         for client in [c for c, (start, _) in self._windows.items() if now - start >= 60]:
@@ -92,3 +90,8 @@ class Limits:
 def client_address(request) -> str:
     # uvicorn has already replaced this with X-Forwarded-For when the proxy is trusted.
     return request.client.host if request.client else "unknown"
+
+
+def wrong_key_wait(request) -> float | None:
+    """Count a wrong edit key against the client; seconds to wait once past the limit, else None."""
+    return request.app.state.limits.wrong_keys.hit(client_address(request))

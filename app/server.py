@@ -40,7 +40,7 @@ class ConnectionGuard:
     _open: dict[str, int] = field(default_factory=dict)
 
     def admit(self, peer: str) -> bool:
-        if self.per_client <= 0 or self.exempt is None or peer in self.exempt:
+        if not self.counted(peer):
             return True
         held = self._open.get(peer, 0)
         if held >= self.per_client:

@@ -54,14 +54,14 @@ def rules_of(game: Game) -> scoring.Rules:
     )
 
 
-def _aware(moment: datetime) -> datetime:
+def as_utc(moment: datetime) -> datetime:
     # SQLite hands timestamps back without a zone; every one we store is UTC.
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _timestamp(moment: datetime) -> str:
     # The same text pydantic gives a UTC datetime (models.GamePublic documents the shape).
-    return _aware(moment).isoformat().replace("+00:00", "Z")
+    return as_utc(moment).isoformat().replace("+00:00", "Z")
 
 
 def to_public(view: GameView) -> dict[str, Any]:

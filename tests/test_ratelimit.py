@@ -20,12 +20,12 @@ def test_allows_the_limit_then_refuses_until_the_window_ends(limit: int):
     clock = FakeClock()
     limiter = RateLimiter(limit, clock)
     assert all(limiter.hit("1.2.3.4") is None for _ in range(limit))
-    assert limiter.blocked("1.2.3.4") == 60
+    assert limiter.used("1.2.3.4") == limit
     clock.now += 15
     assert limiter.hit("1.2.3.4") == 45
     assert limiter.hit("5.6.7.8") is None  # another client is not affected
     clock.now += 45
-    assert limiter.blocked("1.2.3.4") is None
+    assert limiter.used("1.2.3.4") == 0  # a new window
     assert limiter.hit("1.2.3.4") is None
 
 

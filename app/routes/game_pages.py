@@ -29,7 +29,7 @@ from app.errors import (
 from app.games import Games
 from app.idempotency import Idempotency
 from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
-from app.ratelimit import client_address
+from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import GameId, GamesDep, RoundNumber
 from app.security import (
     cookie_key,
@@ -89,7 +89,7 @@ def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: Gam
     if key_hash is None:
         return error_page(request, 404, f"There is no game {game_id!r}.")
     if not key_matches(edit_key, key_hash):
-        if wait := request.app.state.limits.wrong_keys.hit(client_address(request)):
+        if wait := wrong_key_wait(request):
             return too_many_page(request, wait)
         response = error_page(request, 403, "This edit link is not valid any more: ask the scorekeeper for a new one.")
         response.headers.update(keeper_headers())

@@ -17,7 +17,7 @@ from app.errors import (
     GameError,
     KeyWrong,
 )
-from app.ratelimit import client_address, retry_after_header
+from app.ratelimit import retry_after_header, wrong_key_wait
 from app.security import (
     STALE_KEY,
     FormRefused,
@@ -92,7 +92,7 @@ def too_many_page(request: Request, seconds: float) -> HTMLResponse:
 
 
 def refused_page(request: Request, error: GameError) -> Response:
-    if isinstance(error, KeyWrong) and (wait := request.app.state.limits.wrong_keys.hit(client_address(request))):
+    if isinstance(error, KeyWrong) and (wait := wrong_key_wait(request)):
         return too_many_page(request, wait)
     if isinstance(error, KeyWrong):
         response = error_page(request, 403, error.detail if isinstance(error, FormRefused) else STALE_KEY)
