@@ -22,6 +22,7 @@ from app.errors import (
 )
 from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, Idempotency, snapshot
 from app.models import Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore
+from app.names import clean_name, game_name_problem
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.views import GameView, Played, load_view, rules_of
 from app.writes import Outcome, UrlsFor, WriteTransactions
@@ -29,17 +30,28 @@ from app.writes import Outcome, UrlsFor, WriteTransactions
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
 RoundParser = Callable[[GameView], RoundIn]
 
-GAME_NAME_MAX_LENGTH = 80
 
-
-def game_name_problem(name: str) -> str | None:
-    if len(name) > GAME_NAME_MAX_LENGTH:
-        return f"A game's name can have at most {GAME_NAME_MAX_LENGTH} characters."
-    if name:
-        reason = scoring.name_problem(name[: scoring.NAME_MAX_LENGTH])
-        if reason and reason != "Enter a name.":
-            return reason.replace("A name", "A game's name")
-    return None
+def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules]:
+    """A new game's name, players and rules as the rules engine sees them, or InvalidInput with every
+    problem at once. The one check of a new game: `Games.create` calls it, and so does the start page
+    for the fields it could read when it could not read others."""
+    name = clean_name(data.name)
+    players = [
+        scoring.Player(id=i, name=clean_name(p.name), starting_score=p.starting_score)
+        for i, p in enumerate(data.players)
+    ]
+    rules = scoring.Rules(
+        target=data.rules.target,
+        dutch_points=data.rules.dutch_points,
+        blitz_points=data.rules.blitz_points,
+        tie_break=scoring.TieBreak(data.rules.tie_break),
+    )
+    problems = scoring.validate_players(players) + scoring.validate_rules(rules)
+    if reason := game_name_problem(name):
+        problems.insert(0, scoring.Problem(reason, field="game_name"))
+    if problems:
+        raise InvalidInput(problems)
+    return name, players, rules
 
 
 # --- the use cases --------------------------------------------------------------------------------
@@ -56,6 +68,10 @@ class Games(WriteTransactions):
             raise GameNotFound(f"There is no game {game_id!r}.")
         return load_view(self.session, game)
 
+    def version(self, game_id: str) -> int | None:
+        """The game's version alone (None when there is no such game): one small query, no rounds."""
+        return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
+
     def key_hash(self, game_id: str) -> str | None:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
 
@@ -71,22 +87,7 @@ class Games(WriteTransactions):
     ) -> Outcome:
         """A new game. `client` (the caller's address) scopes the Idempotency-Key: a retry from
         another client is a request of its own and never gets this game's edit key."""
-        name = scoring.clean_name(data.name)
-        players = [
-            scoring.Player(id=i, name=scoring.clean_name(p.name), starting_score=p.starting_score)
-            for i, p in enumerate(data.players)
-        ]
-        rules = scoring.Rules(
-            target=data.rules.target,
-            dutch_points=data.rules.dutch_points,
-            blitz_points=data.rules.blitz_points,
-            tie_break=scoring.TieBreak(data.rules.tie_break),
-        )
-        problems = scoring.validate_players(players) + scoring.validate_rules(rules)
-        if reason := game_name_problem(name):
-            problems.insert(0, scoring.Problem(reason, field="game_name"))
-        if problems:
-            raise InvalidInput(problems)
+        name, players, rules = new_game(data)
         replays, session = self.replays, self.session
         key = mac = ""
         if idempotency:
@@ -162,7 +163,7 @@ class Games(WriteTransactions):
             game = view.game
             problems: list[scoring.Problem] = []
             if data.name is not None:
-                name = scoring.clean_name(data.name)
+                name = clean_name(data.name)
                 if reason := game_name_problem(name):
                     problems.append(scoring.Problem(reason, field="name"))
                 game.name = name

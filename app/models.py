@@ -99,7 +99,7 @@ class IdempotencyRecord(SQLModel, table=True):
 
 # Ranges come from the rules engine so the API, the pages and the engine can't disagree.
 # Numbers are strict JSON integers: true, "5" and 5.0 are refused (lax parsing would read true as 1).
-Name = str  # trimmed and checked by scoring.name_problem (the 64 KiB body limit bounds it before that)
+Name = str  # trimmed and checked by names.name_problem (the 64 KiB body limit bounds it before that)
 StartingScore = Annotated[int, Strict(), PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])]
 Points = Annotated[int, Strict(), PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
 Target = Annotated[int, Strict(), PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]

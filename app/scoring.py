@@ -5,42 +5,30 @@ from the players, the rules and the rounds, so a corrected or deleted round, or 
 mid-game, always gives the answer the game would have had if it had been played that way.
 
 This module must stay pure: it imports nothing from fastapi, sqlmodel, sqlalchemy or the rest of app
-(tests/test_scoring.py checks it), so the rules can be tested and reused without a server.
+but app.names, which is as pure (tests/test_scoring.py checks both), so the rules can be tested and
+reused without a server.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+
+from app.names import clean_name, name_problem
 
 # A Dutch Blitz deck has 40 cards (1-10 in four colours); the Blitz pile starts with 10 of them.
 DECK_SIZE = 40
 BLITZ_PILE_SIZE = 10
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8  # 2-4 with the base game, 5-8 with the expansion pack
-NAME_MAX_LENGTH = 40
 
 # Limits for house rules and carried-over scores: wide enough for any table, narrow enough that
 # nothing overflows a database integer or a chart.
 TARGET_RANGE = (1, 10_000)
 POINTS_RANGE = (-100, 100)
 STARTING_SCORE_RANGE = (-10_000, 10_000)
-
-# Characters that change text direction can make a name display as something else ("spoofing");
-# names may be in any script, but these invisible controls are refused
-# (Unicode's Bidi_Control set, ALM included).
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-# A name made only of what draws nothing would look blank on the scoreboard: format characters (zero-
-# width space, joiners, soft hyphen, tags), marks and variation selectors (they only change the
-# character before them), spaces of every width, unassigned and private code points, and the
-# letters some scripts draw as blank fillers (Hangul fillers, the blank Braille pattern, ...).
-# Private-use (Co) and unassigned (Cn) code points count as visible: an emoji newer than this
-# Python's Unicode tables is "unassigned" to it, and a player may well be named with one.
-_DRAWS_NOTHING = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
-_BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
 
 
 class TieBreak(StrEnum):
@@ -152,33 +140,6 @@ def validate_rules(rules: Rules) -> list[Problem]:
         field="blitz_points",
     )
     return problems
-
-
-def clean_name(name: str) -> str:
-    """The name as stored: trimmed, and in Unicode's composed form so "é" typed two ways is one name."""
-    return unicodedata.normalize("NFC", name.strip())
-
-
-def name_problem(name: str) -> str | None:
-    """Why a (cleaned) player or game name is refused, or None when it is fine."""
-    if not name:
-        return "Enter a name."
-    if len(name) > NAME_MAX_LENGTH:
-        return f"A name can have at most {NAME_MAX_LENGTH} characters."
-    if any(unicodedata.category(ch) == "Cc" for ch in name):
-        return "A name can't contain control characters."
-    if any(unicodedata.category(ch) == "Cs" for ch in name):
-        # Only a lone surrogate escape ("\\ud800") makes one: it is no character, and can't be stored.
-        return "A name can't contain broken characters (lone surrogates)."
-    if any(ch in _BIDI_CONTROLS for ch in name):
-        return "A name can't contain text-direction control characters."
-    if not any(_draws_something(ch) for ch in name):
-        return "A name needs at least one visible character."
-    return None
-
-
-def _draws_something(ch: str) -> bool:
-    return unicodedata.category(ch) not in _DRAWS_NOTHING and ch not in _BLANK_LETTERS
 
 
 def validate_players(players: Sequence[Player]) -> list[Problem]:
@@ -361,11 +322,3 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
         winners=winners,
         tie_break_due=tie_break_due,
     )
-
-
-def join_names(names: Iterable[str]) -> str:
-    """For messages that list players: "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]

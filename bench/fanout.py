@@ -9,7 +9,7 @@ Phases, each bounded by a count and a time limit:
   paced     one save at a time (every 20 ms), two passes over the 100 games: 10 listeners each
   burst     all 100 games saved at once by 8 concurrent savers: 1,000 deliveries together
   refresh   what the view page does next: each listener that hears of a new version fetches the game
-            fragment (GET data-fragment-url with HX-Request: true, as app.js asks htmx to), on a second
+            fragment (GET #live-refresh's hx-get with HX-Request: true, as htmx's SSE extension does), on a second
             keep-alive connection of its own; one save every 100 ms; time from the save's answer to the
             fragment's last byte
 """
@@ -174,7 +174,7 @@ async def bench(server: Server) -> dict:
     setup = await Connection(server.host, server.port).open()
     games = await create_games(setup, GAMES, players=4)
     page = await setup.request("GET", f"/g/{games[0].id}")
-    fragment_template = re.search(rb'data-fragment-url="([^"]+)"', page.body)
+    fragment_template = re.search(rb'id="live-refresh"[^>]*hx-get="([^"]+)"', page.body)
     fragment_of = (
         (lambda g: fragment_template.group(1).decode().replace(games[0].id, g.id))
         if fragment_template

@@ -60,14 +60,21 @@
     if (form) updatePoints(form);
   });
 
-  // --- live view: follow the game's version over Server-Sent Events -----------------------------
-  var source = null, retryDelay = 1000, pollTimer = null, POLL_MS = 20000;
+  // --- live view: htmx's SSE extension follows the game (see game.html); this adds what it lacks ----
+  // A stream the server refuses (too many from this address, or every slot taken: 429 / 503) leaves the
+  // EventSource CLOSED; the extension then tries again with a growing delay. Meanwhile the page says it
+  // is not live and asks for the scoreboard every 20 s (a 204 when nothing is new); an opened stream
+  // ends the polling, and its first message brings the page up to date.
+  var pollTimer = null, POLL_MS = 20000, retryDelay = 1000;
 
-  // A stream the server refuses (too many from this address, or every slot taken: 429 / 503) or cannot
-  // serve leaves EventSource CLOSED. The page then says it is not live and fetches the scoreboard every
-  // 20 s, while it keeps asking for a stream again now and then; the first stream message ends polling.
-  function notLive(game, on) {
+  function refresh() {
+    var live = document.getElementById("live-refresh");
+    if (live) htmx.trigger(live, "refresh");
+  }
+
+  function notLive(on) {
     var note = document.getElementById("not-live");
+    var game = document.getElementById("game");
     if (on && !note && game) {
       note = document.createElement("p");
       note.id = "not-live";
@@ -80,97 +87,54 @@
     }
   }
 
-  function startPolling(game) {
-    notLive(game, true);
-    if (pollTimer) return;
-    pollTimer = setInterval(function () {
-      var current = document.getElementById("game");
-      if (current && document.visibilityState === "visible") refresh(current);
-    }, POLL_MS);
-  }
-
-  function stopPolling() {
+  document.addEventListener("htmx:sseError", function (event) {
+    if (event.detail.source.readyState !== EventSource.CLOSED) return;  // merely dropped: it reconnects
+    notLive(true);
+    if (!pollTimer) {
+      pollTimer = setInterval(function () {
+        if (document.visibilityState === "visible") refresh();
+      }, POLL_MS);
+    }
+  });
+  document.addEventListener("htmx:sseOpen", function () {
     if (pollTimer) clearInterval(pollTimer);
     pollTimer = null;
-    notLive(null, false);
-  }
-
-  function refresh(game) {
-    if (window.htmx) {
-      htmx.ajax("GET", game.dataset.fragmentUrl, { target: "#game", swap: "outerHTML" });
-    } else {
-      location.reload();
-    }
-  }
-
-  function follow() {
-    var game = document.getElementById("game");
-    if (!game || !game.dataset.liveUrl || !window.EventSource) return;
-    if (source) source.close();
-    source = new EventSource(game.dataset.liveUrl);
-    source.addEventListener("version", function (event) {
-      retryDelay = 1000;
-      stopPolling();
-      var current = document.getElementById("game");
-      if (current && Number(event.data) > Number(current.dataset.version)) refresh(current);
-    });
-    source.addEventListener("error", function () {
-      // EventSource retries by itself while the connection is merely dropped; once it gives up
-      // (CLOSED, e.g. after an error answer), start over with a growing delay.
-      if (source.readyState === EventSource.CLOSED) {
-        startPolling(game);
-        setTimeout(follow, retryDelay);
-        retryDelay = Math.min(retryDelay * 2, 30000);
-      }
-    });
-  }
+    notLive(false);
+  });
 
   // A refresh that failed (the network blinked between the message and the fetch) must not leave the
-  // page behind until the next save: reconnect, and the stream's first message brings it up to date.
-  function retryLater(event) {
-    if (isLiveRefresh(event)) {
-      setTimeout(follow, retryDelay);
+  // page behind until the next save: ask again, later and later.
+  function isLiveRefresh(event) {
+    return event.detail.elt && event.detail.elt.id === "live-refresh";
+  }
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (!isLiveRefresh(event)) return;
+    if (event.detail.successful) {
+      retryDelay = 1000;
+    } else {
+      setTimeout(refresh, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 30000);
     }
-  }
-  document.addEventListener("htmx:sendError", retryLater);
-  document.addEventListener("htmx:responseError", retryLater);
+  });
 
   // --- a refused or failed action says so -----------------------------------------------------------
-  // htmx swaps nothing for a 403 or 5xx answer (see the htmx-config meta), and nothing arrives when the
-  // network is down; without this a tap on "Save round" would go unanswered.
-  function showProblem(elt, text) {
-    var old = document.getElementById("request-error");
-    if (old) old.remove();
-    var p = document.createElement("p");
-    p.id = "request-error";
-    p.className = "form-error";
-    p.setAttribute("role", "alert");
-    p.textContent = text;
-    // Beside the form's main button (its last one: "Start game", "Save round", "Delete round 2" ...).
-    var buttons = elt.tagName === "FORM" ? elt.querySelectorAll("[type=submit]") : [];
-    var actions = buttons.length && (elt.querySelector(".actions") || buttons[buttons.length - 1]);
-    if (actions) actions.parentNode.insertBefore(p, actions);
-    else elt.insertAdjacentElement(elt.tagName === "FORM" ? "afterbegin" : "afterend", p);
-    p.scrollIntoView({ block: "nearest" });
+  // The app's error answers fill #request-error themselves (HX-Retarget); this covers what they can't:
+  // no answer at all (the network is down), or one from something in between (a proxy's 502).
+  function requestError(text) {
+    var slot = document.getElementById("request-error");
+    if (slot) slot.textContent = text;
   }
-
-  function isLiveRefresh(event) {
-    var target = event.detail && event.detail.target;
-    return target && target.id === "game" && target.dataset.liveUrl;
-  }
-
+  document.addEventListener("htmx:beforeRequest", function () { requestError(""); });
   document.addEventListener("htmx:responseError", function (event) {
-    if (isLiveRefresh(event) || !event.detail.elt) return;
-    var xhr = event.detail.xhr;
-    var page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
-    var detail = page.querySelector(".error-detail");
-    showProblem(event.detail.elt, detail ? detail.textContent.trim() :
-      "Something went wrong (" + xhr.status + "): nothing was saved. Reload the page and try again.");
+    var slot = document.getElementById("request-error");
+    if (slot && !slot.textContent.trim()) {
+      requestError("Something went wrong (" + event.detail.xhr.status + "): nothing was saved. " +
+        "Reload the page and try again.");
+    }
   });
   document.addEventListener("htmx:sendError", function (event) {
-    if (isLiveRefresh(event) || !event.detail.elt) return;
-    showProblem(event.detail.elt, "No connection: nothing was saved. Try again when you're back online.");
+    if (isLiveRefresh(event)) return;  // retried above; nothing of the viewer's was lost
+    requestError("No connection: nothing was saved. Try again when you're back online.");
   });
 
   // --- keep the screen awake while a game is open (where the browser can) --------------------------
@@ -183,13 +147,11 @@
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
       stayAwake();
-      if (source && source.readyState === EventSource.CLOSED) follow();
+      if (pollTimer) refresh();  // not live: catch up at once rather than at the next poll
     }
   });
-  window.addEventListener("online", follow);
 
   document.addEventListener("DOMContentLoaded", function () {
-    follow();
     stayAwake();
     document.querySelectorAll(".round-form").forEach(updatePoints);
   });

@@ -19,6 +19,23 @@ def test_pages_reference_static_files_by_content_hash(client: TestClient):
     assert all(re.fullmatch(r"/static/[\w./-]+\?v=[0-9a-f]{12}", url) for url in urls), urls
 
 
+def test_vendored_scripts_are_pinned_with_their_licence_and_every_page_script_exists(client: TestClient, make_game):
+    from app.config import ROOT
+
+    vendor = ROOT / "static" / "vendor"
+    scripts = sorted(path.name for path in vendor.glob("*.js"))
+    assert scripts == ["htmx-2.0.11.min.js", "htmx-ext-sse-2.2.4.min.js"]
+    for name in scripts:
+        assert re.fullmatch(r"[a-z.-]+-\d+\.\d+\.\d+\.min\.js", name), name  # the version in the name
+        assert (vendor / name.replace(".min.js", ".LICENSE")).read_text().strip(), name
+    assert (vendor / "htmx-ext-sse-2.2.4.min.js").read_text().startswith('(function(){var g;htmx.defineExtension("sse"')
+    game: GameHandle = make_game()
+    for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1"):
+        page = BeautifulSoup(client.get(url).text, "html.parser")
+        for script in page.select("script[src]"):
+            assert client.get(script["src"]).status_code == 200, (url, script["src"])
+
+
 def test_versioned_static_files_are_cached_for_a_year_plain_ones_revalidate(client: TestClient):
     page = BeautifulSoup(client.get("/").text, "html.parser")
     css = page.select_one("link[rel=stylesheet]")["href"]

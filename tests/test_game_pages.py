@@ -141,3 +141,63 @@ def test_target_and_swap_are_declared_once_on_the_game_and_inherited(app: FastAP
         requests = container.select("[hx-get], [hx-post]")
         assert requests, url  # the history's Edit / Delete, the round form, the rules form...
         assert container.select("[hx-target], [hx-swap]") == [], url  # ...all inherit from #game
+
+
+# --- a live page's refresh, and error answers for htmx ------------------------------------------------
+
+
+def test_a_live_refresh_that_is_up_to_date_gets_204_without_loading_the_game(
+    app: FastAPI, client: TestClient, make_game
+):
+    game = make_game()
+    htmx = {"HX-Request": "true"}
+    version = game.get()["version"]
+    with statements(app) as seen:
+        same = client.get(f"/g/{game.id}?since={version}", headers=htmx)
+    assert (same.status_code, same.text) == (204, "")
+    assert (reads_of(seen, "player"), reads_of(seen, "round")) == (0, 0), seen  # the version alone was read
+    game.add_round(ROUND)
+    newer = client.get(f"/g/{game.id}?since={version}", headers=htmx)
+    assert newer.status_code == 200
+    fragment = BeautifulSoup(newer.text, "html.parser")
+    assert fragment.select_one("#game")["data-version"] == str(version + 1)
+    assert fragment.select_one("#since")["value"] == str(version + 1)  # the next refresh sends this one
+    # Without htmx (a reload, a bookmark with the parameter) the page is whole, whatever since says.
+    assert client.get(f"/g/{game.id}?since={version + 1}").status_code == 200
+    assert client.get("/g/no-such-game?since=1", headers=htmx).status_code == 404
+    assert client.get(f"/g/{game.id}?since=-1", headers=htmx).status_code == 422
+
+
+def test_an_error_answer_to_htmx_names_its_place_and_carries_only_the_message(keeper):
+    browser, game, csrf = keeper
+    htmx = {"HX-Request": "true"}
+    rotated = game.client.post(f"/api/v1/games/{game.id}/key", headers=game.auth)  # a new edit key elsewhere...
+    assert rotated.status_code == 200, rotated.text
+    refused = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers=htmx)
+    assert refused.status_code == 403
+    assert (refused.headers["HX-Retarget"], refused.headers["HX-Reswap"]) == ("#request-error", "innerHTML")
+    fragment = BeautifulSoup(refused.text, "html.parser")
+    assert fragment.select("html, body, #game, form") == []
+    assert "doesn't work any more" in fragment.select_one("p.problem").get_text()
+    # ...while the same refusal without htmx is the whole error page, and so is any other error.
+    plain = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf))
+    assert plain.status_code == 403 and "HX-Retarget" not in plain.headers
+    assert BeautifulSoup(plain.text, "html.parser").select_one("main .error-detail") is not None
+    missing = browser.get("/g/no-such-game", headers=htmx)
+    assert missing.status_code == 404 and missing.headers["HX-Retarget"] == "#request-error"
+    assert (
+        BeautifulSoup(missing.text, "html.parser").select_one("p.problem").get_text()
+        == "There is no game 'no-such-game'."
+    )
+    # A tap on the old keeper page after the key was rotated: the message, not the "You can watch" page.
+    stale = browser.get(f"/g/{game.id}/score?edit=1", headers=htmx)
+    assert stale.status_code == 403 and stale.headers["HX-Retarget"] == "#request-error"
+    assert "doesn't work any more" in BeautifulSoup(stale.text, "html.parser").select_one("p.problem").get_text()
+    assert game.get()["rounds"] == []
+
+
+def test_every_page_has_the_empty_request_error_slot(client: TestClient, make_game):
+    game = make_game()
+    for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1", "/g/no-such-game"):
+        slot = BeautifulSoup(client.get(url).text, "html.parser").select("#request-error")
+        assert len(slot) == 1 and slot[0]["role"] == "alert" and slot[0].get_text() == "", url

@@ -249,7 +249,7 @@ def test_add_and_remove_with_htmx_answer_only_the_form(client: TestClient):
         ({"target": "0"}, "target", "The target must be between 1 and 10000 points."),
         ({"dutch_points": "1000"}, "dutch_points", "Points per Dutch card must be between -100 and 100."),
         ({"blitz_points": "x"}, "blitz_points", "Points per Blitz card must be a whole number."),
-        ({"start-0": "20000"}, "start-0", "A starting score must be between -10000 and 10000."),
+        ({"start-0": "20000"}, "start-0", "Ana's starting score must be between -10000 and 10000."),
         ({"start-1": "ten"}, "start-1", "A starting score must be a whole number."),
     ],
 )
@@ -273,6 +273,26 @@ def test_create_with_a_mistake_is_422_with_the_message_beside_the_field(
     if details is not None:
         assert details.has_attr("open")  # the field with the message is not hidden
     assert client.get("/api/v1/games/none").status_code == 404
+    assert html(client.get("/")).select("#your-games li") == []
+
+
+def test_every_mistake_of_a_new_game_is_shown_at_once_whether_unreadable_or_out_of_range(client: TestClient):
+    # The form reads what it can; the use case's one check of a new game judges the rest, even when
+    # another field could not be read (so fixing one message does not reveal the next).
+    data = {
+        "player_count": "3", "player-0": "Ana", "player-1": "ana", "player-2": "Cy", "action": "start",
+        "target": "seventy", "dutch_points": "500", "start-2": "-20000",
+    }  # fmt: skip
+    response = client.post("/games", data=data, follow_redirects=False)
+    assert response.status_code == 422
+    page = html(response)
+    assert {field: field_error(page, field) for field in ("player-1", "target", "dutch_points", "start-2")} == {
+        "player-1": "Two players are called ana; give each player a different name.",
+        "target": "The target must be a whole number.",
+        "dutch_points": "Points per Dutch card must be between -100 and 100.",
+        "start-2": "Cy's starting score must be between -10000 and 10000.",
+    }
+    assert len(page.select(".field-error")) == 4
     assert html(client.get("/")).select("#your-games li") == []
 
 
@@ -724,9 +744,21 @@ def test_view_page_is_read_only_with_scoreboard_history_chart_and_qr(client: Tes
     assert page.select("input[name=csrf]") == []
     assert page.select("button[type=submit], #undo, .row-actions, #round-entry, #rules") == []
     game = page.select_one("#game")
-    assert game["data-live-url"] == f"/g/{worked.id}/events"
-    assert game["data-fragment-url"] == f"/g/{worked.id}"
     assert game["data-version"] == "2"
+    # Live through htmx's SSE extension: the stream on a wrapper that is never swapped, and a refresh
+    # that sends the version shown (#since, inside the swapped #game) and swaps the whole of #game.
+    live = page.select_one("#live[hx-ext=sse]")
+    assert live["sse-connect"] == f"/g/{worked.id}/events"
+    assert live.select_one("#game") is game
+    refresh = live.select_one("#live-refresh")
+    assert (refresh["hx-get"], refresh["hx-trigger"]) == (f"/g/{worked.id}", "sse:version, refresh")
+    assert (refresh["hx-target"], refresh["hx-swap"], refresh["hx-include"]) == ("#game", "outerHTML", "#since")
+    assert game.select_one("input#since[type=hidden][name=since]")["value"] == "2"
+    assert [s["src"].split("?")[0] for s in page.select("script[src]")] == [
+        "/static/vendor/htmx-2.0.11.min.js",
+        "/static/vendor/htmx-ext-sse-2.2.4.min.js",
+        "/static/app.js",
+    ]
 
     assert [r["name"] for r in scoreboard(page)] == ["Ana", "Ben", "Cy", "Dee"]
     assert text(page.select_one("#banner h2")) == "🏆 Ana wins with 80!"
@@ -773,7 +805,7 @@ def test_tv_layout(client: TestClient, worked: Table):
     assert page.select_one("#scoreboard") is not None
     assert page.select_one("#chart svg") is not None
     assert page.select_one("#share") is None
-    assert page.select_one("#game")["data-fragment-url"] == f"/g/{worked.id}?tv=1"
+    assert page.select_one("#live-refresh")["hx-get"] == f"/g/{worked.id}?tv=1"
 
 
 def test_view_page_without_rounds_and_for_an_unknown_game(client: TestClient, worked: Table):

@@ -109,7 +109,18 @@ def keeper(app: FastAPI, game: GameHandle) -> TestClient:
 # --- inert HTML ------------------------------------------------------------------------------------
 
 # The htmx attributes our templates use, and the only URLs they point at: our own game routes.
-OUR_HX_ATTRIBUTES = {"hx-get", "hx-post", "hx-target", "hx-swap", "hx-disabled-elt"}
+OUR_HX_ATTRIBUTES = {
+    "hx-get",
+    "hx-post",
+    "hx-target",
+    "hx-swap",
+    "hx-disabled-elt",
+    "hx-ext",
+    "hx-trigger",
+    "hx-include",
+    "hx-sync",
+}
+OUR_SSE_URL = re.compile(r"/g/[A-Za-z0-9_-]+/events")
 OUR_HX_URL = re.compile(
     r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key))?)(\?[a-z]+=\d+)?"
 )
@@ -128,6 +139,8 @@ def assert_inert(page: BeautifulSoup) -> None:
                 assert attribute in OUR_HX_ATTRIBUTES, (element.name, attribute)
                 if attribute in ("hx-get", "hx-post"):
                     assert OUR_HX_URL.fullmatch(str(value)), (element.name, attribute, value)
+            if attribute.lower().startswith(("sse-", "data-sse-")):  # the SSE extension: only our streams
+                assert attribute == "sse-connect" and OUR_SSE_URL.fullmatch(str(value)), (element.name, attribute)
             if attribute in ("href", "action", "src", "formaction"):
                 assert not str(value).strip().lower().startswith(("javascript:", "data:", "vbscript:")), value
 
@@ -438,7 +451,7 @@ def test_only_the_api_docs_load_from_a_cdn_and_still_cannot_be_framed(client: Te
 
 # --- edit keys never leak ----------------------------------------------------------------------------
 
-LINK_ATTRIBUTES = ("href", "src", "action", "hx-get", "hx-post", "formaction", "data-live-url", "data-fragment-url")
+LINK_ATTRIBUTES = ("href", "src", "action", "hx-get", "hx-post", "formaction", "sse-connect")
 
 
 def outgoing_urls(page: BeautifulSoup) -> list[str]:

@@ -11,12 +11,11 @@ routes answer the `_game.html` fragment that the page itself includes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import scoring
 from app.errors import (
     GameIsOver,
     GameNotFound,
@@ -32,6 +31,7 @@ from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreat
 from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import GameId, GamesDep, RoundNumber
 from app.security import (
+    STALE_KEY,
     cookie_key,
     keeper_credential,
     key_matches,
@@ -41,13 +41,23 @@ from app.urls import urls_for
 from app.views import GameView
 from app.web.context import RoundForm, game_context
 from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
-from app.web.render import HTMX, error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
+from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
 
 
 @router.get("/g/{game_id}", response_class=HTMLResponse, name="view_page")
-def view_page(request: Request, game_id: GameId, games: GamesDep, tv: bool = False) -> HTMLResponse:
+def view_page(
+    request: Request,
+    game_id: GameId,
+    games: GamesDep,
+    tv: bool = False,
+    since: Annotated[int | None, Query(ge=0)] = None,
+) -> Response:
+    """The view page, or its fragment for htmx. A live page's refresh sends the version it shows
+    (`since`): when the game is no newer, 204 and nothing is loaded or rendered."""
+    if since is not None and is_htmx(request) and games.version(game_id) == since:
+        return Response(status_code=204, headers={"Vary": "HX-Request"})
     view = games.get(game_id)
     context = game_context(request, view, keeper=False, tv=tv)
     return render(request, "game.html", context, fragment="_game.html")
@@ -73,12 +83,12 @@ def keeper_page(
 
 
 def _not_keeper(request: Request, game_id: str) -> HTMLResponse:
+    if is_htmx(request):  # a tap on the keeper's page after the key stopped working
+        response = error_page(request, 403, STALE_KEY)
+        response.headers.update(keeper_headers())
+        return response
     return templates.TemplateResponse(
-        request,
-        "not_keeper.html",
-        {"game_id": game_id, "htmx_file": HTMX},
-        status_code=403,
-        headers=keeper_headers(),
+        request, "not_keeper.html", {"game_id": game_id}, status_code=403, headers=keeper_headers()
     )
 
 
@@ -209,12 +219,12 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
         "tie_break": tie_break
     }
     credential = keeper_credential(request, game_id, form.get("csrf"))
-    if not errors:
-        for problem in scoring.validate_rules(scoring.Rules(**values)):
-            errors.setdefault(problem.field, []).append(problem.message)
-    if errors:
+    if errors:  # what could not be read; the use case judges the rest once it can be
         return _keeper_answer(request, games, game_id, rules_form={"values": typed, "errors": errors}, status=422)
-    update = GameUpdate(name=form.get("game_name", "")[:1000], rules=RulesUpdate(**values, tie_break=tie_break))
+    # Built without pydantic's range checks (model_construct): the use case checks, with the messages.
+    update = GameUpdate.model_construct(
+        name=form.get("game_name", "")[:1000], rules=RulesUpdate.model_construct(**values, tie_break=tie_break)
+    )
     try:
         games.update(game_id, credential, update, if_match=form.get("version") or None)
     except InvalidInput as error:
@@ -244,10 +254,11 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
         raise KeyWrong("That is not this game's edit key.")
     rules = view.rules
-    data = GameCreate(
+    # As stored, unchecked (model_construct): the use case judges a game kept under older limits.
+    data = GameCreate.model_construct(
         name=view.game.name,
-        players=[PlayerCreate(name=p.name) for p in view.players],
-        rules=RulesCreate(
+        players=[PlayerCreate.model_construct(name=p.name, starting_score=0) for p in view.players],
+        rules=RulesCreate.model_construct(
             target=rules.target,
             dutch_points=rules.dutch_points,
             blitz_points=rules.blitz_points,

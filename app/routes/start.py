@@ -12,8 +12,9 @@ from app import scoring
 from app.errors import (
     InvalidInput,
 )
-from app.games import Games
+from app.games import Games, new_game
 from app.models import GameCreate, PlayerCreate, RulesCreate
+from app.names import join_names
 from app.ratelimit import client_address, retry_after_header
 from app.routes.deps import GamesDep
 from app.security import (
@@ -25,7 +26,7 @@ from app.security import (
 )
 from app.urls import urls_for
 from app.views import load_views
-from app.web.forms import FormDict, clamp_start, form_int, new_game_form, read_form, safe_int
+from app.web.forms import FormDict, form_int, new_game_form, read_form, safe_int
 from app.web.render import error_page, go, is_htmx, render
 
 router = APIRouter(include_in_schema=False)
@@ -49,8 +50,8 @@ def _your_games(request: Request, games: Games) -> tuple[list[dict[str, Any]], l
         rows.append(
             {
                 "id": game.id,
-                "title": game.name or scoring.join_names(p.name for p in view.players),
-                "players": scoring.join_names(p.name for p in view.players),
+                "title": game.name or join_names(p.name for p in view.players),
+                "players": join_names(p.name for p in view.players),
                 "rounds": len(view.round_ids),
                 "status": "finished" if view.state.over else "playing",
                 "url": request.app.url_path_for("keeper_page", game_id=game.id),
@@ -105,14 +106,17 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
 def _start_game(
     request: Request, games: Games, form: FormDict, names: list[str], starts: list[str]
 ) -> tuple[Response, bool]:
-    """Create the game from the start page's form: the answer, and whether a game was made."""
+    """Create the game from the start page's form: the answer, and whether a game was made.
+
+    The form only reads what was typed; the use case's one check of a new game (games.new_game)
+    judges it, and its problems are put beside their fields."""
     errors: dict[str, list[str]] = {}
     players = []
     for i, (name, start) in enumerate(zip(names, starts, strict=True)):
         score = form_int({"s": start}, "s", 0, "A starting score", errors)
         if "s" in errors:
             errors[f"start-{i}"] = errors.pop("s")
-        players.append(PlayerCreate(name=name[:1000], starting_score=clamp_start(score, i, errors)))
+        players.append(PlayerCreate.model_construct(name=name[:1000], starting_score=score))
     rules_values = {}
     for key, label, default in (
         ("target", "The target", 75),
@@ -123,24 +127,24 @@ def _start_game(
     tie_break = form.get("tie_break", "play_on")
     if tie_break not in ("play_on", "shared"):
         tie_break = "play_on"
-    problems = scoring.validate_rules(scoring.Rules(**rules_values))
-    for problem in problems:
-        errors.setdefault(problem.field, []).append(problem.message)
-    if errors:
-        return _new_game_response(request, games, names, starts, form, errors, status=422), False
-    data = GameCreate(
+    # Built without pydantic's range checks (model_construct): the use case checks, with the messages.
+    data = GameCreate.model_construct(
         name=form.get("game_name", "")[:1000],
         players=players,
-        rules=RulesCreate(**rules_values, tie_break=tie_break),
+        rules=RulesCreate.model_construct(**rules_values, tie_break=tie_break),
     )
     try:
-        outcome = games.create(data, urls_for(request))
+        if errors:  # something could not be read: make nothing, and say what else is wrong too
+            new_game(data)
+        else:
+            outcome = games.create(data, urls_for(request))
     except InvalidInput as error:
         for problem in error.problems:
             key = {"name": f"player-{problem.index}", "starting_score": f"start-{problem.index}"}.get(
                 problem.field, problem.field
             )
             errors.setdefault(key, []).append(problem.message)
+    if errors:
         return _new_game_response(request, games, names, starts, form, errors, status=422), False
     game_id = outcome.body["id"]
     response = go(request, request.app.url_path_for("keeper_page", game_id=game_id))

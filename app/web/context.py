@@ -11,6 +11,7 @@ from fastapi import Request
 
 from app import scoring
 from app.chart import build_chart
+from app.names import join_names
 from app.security import (
     cookie_key,
     csrf_token,
@@ -37,13 +38,13 @@ def _banner(view: GameView) -> dict[str, Any] | None:
         total = state.totals[state.winners[0]]
         return {
             "kind": "won" if len(state.winners) == 1 else "shared",
-            "names": scoring.join_names(names[w] for w in state.winners),
+            "names": join_names(names[w] for w in state.winners),
             "total": total,
         }
     if state.tie_break_due:
         return {
             "kind": "tie",
-            "names": scoring.join_names(names[w] for w in state.leaders),
+            "names": join_names(names[w] for w in state.leaders),
             "total": state.totals[state.leaders[0]],
         }
     return None

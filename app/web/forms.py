@@ -7,7 +7,6 @@ from typing import Any
 
 from fastapi import Request
 
-from app import scoring
 from app.errors import (
     InvalidInput,
 )
@@ -39,14 +38,6 @@ def safe_int(raw: str | None, default: int) -> int:
         return int(raw or "")
     except ValueError:
         return default
-
-
-def clamp_start(score: int, index: int, errors: dict[str, list[str]]) -> int:
-    low, high = scoring.STARTING_SCORE_RANGE
-    if not low <= score <= high:
-        errors.setdefault(f"start-{index}", []).append(f"A starting score must be between {low} and {high}.")
-        return 0
-    return score
 
 
 def new_game_form(values: FormDict | None = None, players: int = 2) -> dict[str, Any]:

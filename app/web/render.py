@@ -38,11 +38,14 @@ def _url_path_for(context: dict[str, Any], name: str, /, **path_params: Any) -> 
 templates.env.globals["url_for"] = _url_path_for
 templates.env.globals["asset"] = asset_url
 
+# Pinned, vendored from the npm registry's htmx.org and htmx-ext-sse packages.
+HTMX = "htmx-2.0.11.min.js"
+HTMX_SSE = "htmx-ext-sse-2.2.4.min.js"
+templates.env.globals["htmx_file"] = HTMX
+templates.env.globals["sse_file"] = HTMX_SSE
 
-templates.env.globals["url_for"] = _url_path_for
-templates.env.globals["asset"] = asset_url
-
-HTMX = "htmx-2.0.11.min.js"  # pinned, vendored from the npm registry's htmx.org package
+# Where htmx puts an error answer: the page's #request-error, never over the game or the form.
+REQUEST_ERROR = {"HX-Retarget": "#request-error", "HX-Reswap": "innerHTML"}
 
 
 def is_htmx(request: Request) -> bool:
@@ -60,17 +63,24 @@ def render(
 ) -> HTMLResponse:
     """The whole page, or only its fragment when htmx asks (the page includes the same fragment)."""
     name = fragment if fragment and is_htmx(request) else page
-    response = templates.TemplateResponse(
-        request, name, {"htmx_file": HTMX} | context, status_code=status, headers=headers
-    )
+    response = templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
     response.headers["Vary"] = "HX-Request"
     return response
 
 
 def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
-    return templates.TemplateResponse(
-        request, "error.html", {"status": status, "detail": detail, "htmx_file": HTMX}, status_code=status
+    """The error page; for htmx, only the message, aimed at the page's #request-error by HX-Retarget
+    and HX-Reswap, so what was on screen (a half-typed round) stays as it was."""
+    htmx = is_htmx(request)
+    response = templates.TemplateResponse(
+        request,
+        "_problem.html" if htmx else "error.html",
+        {"status": status, "detail": detail},
+        status_code=status,
+        headers=REQUEST_ERROR if htmx else None,
     )
+    response.headers["Vary"] = "HX-Request"
+    return response
 
 
 def go(request: Request, url: str) -> Response:

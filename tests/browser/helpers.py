@@ -136,6 +136,15 @@ class ApiGame:
         response.raise_for_status()
         return response.json()
 
+    def rotate_key(self) -> None:
+        """A new edit key (as another scorekeeper's "Make a new edit link" would): the old one stops working."""
+        response = httpx.post(
+            f"{self.server.url}/api/v1/games/{self.id}/key",
+            headers={"Authorization": f"Bearer {self.body['edit_key']}"},
+        )
+        response.raise_for_status()
+        self.body = self.body | {"edit_key": response.json()["edit_key"], "urls": response.json()["urls"]}
+
     def read(self) -> dict[str, Any]:
         response = httpx.get(f"{self.server.url}/api/v1/games/{self.id}")
         response.raise_for_status()

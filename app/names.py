@@ -1,0 +1,70 @@
+"""Names of players and games: how they are stored (trimmed, composed) and why one is refused, and the
+way messages list several. Pure like app.scoring, which uses it: the standard library only."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+
+NAME_MAX_LENGTH = 40
+
+# Characters that change text direction can make a name display as something else ("spoofing");
+# names may be in any script, but these invisible controls are refused
+# (Unicode's Bidi_Control set, ALM included).
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# A name made only of what draws nothing would look blank on the scoreboard: format characters (zero-
+# width space, joiners, soft hyphen, tags), marks and variation selectors (they only change the
+# character before them), spaces of every width, unassigned and private code points, and the
+# letters some scripts draw as blank fillers (Hangul fillers, the blank Braille pattern, ...).
+# Private-use (Co) and unassigned (Cn) code points count as visible: an emoji newer than this
+# Python's Unicode tables is "unassigned" to it, and a player may well be named with one.
+_DRAWS_NOTHING = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+
+
+def clean_name(name: str) -> str:
+    """The name as stored: trimmed, and in Unicode's composed form so "é" typed two ways is one name."""
+    return unicodedata.normalize("NFC", name.strip())
+
+
+def name_problem(name: str) -> str | None:
+    """Why a (cleaned) player or game name is refused, or None when it is fine."""
+    if not name:
+        return "Enter a name."
+    if len(name) > NAME_MAX_LENGTH:
+        return f"A name can have at most {NAME_MAX_LENGTH} characters."
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        return "A name can't contain control characters."
+    if any(unicodedata.category(ch) == "Cs" for ch in name):
+        # Only a lone surrogate escape ("\\ud800") makes one: it is no character, and can't be stored.
+        return "A name can't contain broken characters (lone surrogates)."
+    if any(ch in _BIDI_CONTROLS for ch in name):
+        return "A name can't contain text-direction control characters."
+    if not any(_draws_something(ch) for ch in name):
+        return "A name needs at least one visible character."
+    return None
+
+
+def _draws_something(ch: str) -> bool:
+    return unicodedata.category(ch) not in _DRAWS_NOTHING and ch not in _BLANK_LETTERS
+
+
+GAME_NAME_MAX_LENGTH = 80
+
+
+def game_name_problem(name: str) -> str | None:
+    if len(name) > GAME_NAME_MAX_LENGTH:
+        return f"A game's name can have at most {GAME_NAME_MAX_LENGTH} characters."
+    if name:
+        reason = name_problem(name[:NAME_MAX_LENGTH])
+        if reason and reason != "Enter a name.":
+            return reason.replace("A name", "A game's name")
+    return None
+
+
+def join_names(names: Iterable[str]) -> str:
+    """For messages that list players: "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
