@@ -129,7 +129,7 @@ class ServerErrors:
             error_log.debug("The error page could not be rendered", exc_info=True)
             response = HTMLResponse(
                 '<!doctype html><html lang="en"><meta charset="utf-8"><title>Error · Blitzboard</title>'
-                f'<h1>Something went wrong</h1><p>{detail}</p><p><a href="/">Back to Blitzboard</a></p></html>',
+                f'<h1>Something went wrong</h1><p class="problem">{detail}</p><p><a href="/">Back to Blitzboard</a></p></html>',
                 status_code=status,
             )
         response.headers.update(headers)

@@ -104,8 +104,8 @@ class BodyLimit:
         limit = f"{self.max_bytes // 1024} KiB" if self.max_bytes % 1024 == 0 else f"{self.max_bytes} bytes"
         page = (
             '<!doctype html><html lang="en"><meta charset="utf-8"><title>Too much · Blitzboard</title>'
-            f"<h1>That was too much</h1><p>A form can send at most {limit}. Go back and shorten what "
-            'you typed.</p><p><a href="/">Back to Blitzboard</a></p></html>'
+            f'<h1>That was too much</h1><p class="problem">A form can send at most {limit}. Go back and shorten '
+            'what you typed.</p><p><a href="/">Back to Blitzboard</a></p></html>'
         )
         detail = f"The request body is over {self.max_bytes} bytes."
         await self._answer(scope, send, 413, "body-too-large", "Body over the size limit", detail, page)
@@ -121,7 +121,7 @@ class BodyLimit:
         else:  # a browser's form post: a page a person can read
             page = page or (
                 f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{title} · Blitzboard</title>'
-                f"<h1>{title}</h1><p>{detail} Go back and try again.</p>"
+                f'<h1>{title}</h1><p class="problem">{detail} Go back and try again.</p>'
                 '<p><a href="/">Back to Blitzboard</a></p></html>'
             )
             response = HTMLResponse(page, status_code=status, headers=headers)

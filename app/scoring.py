@@ -173,7 +173,8 @@ def validate_players(players: Sequence[Player]) -> list[Problem]:
         problems += _check_range(
             player.starting_score,
             STARTING_SCORE_RANGE,
-            f"{name or 'This player'}'s starting score must be between {{low}} and {{high}}.",
+            # A refused name is not repeated back in another message.
+            f"{'This player' if reason else name}'s starting score must be between {{low}} and {{high}}.",
             field="starting_score",
             index=index,
         )

@@ -103,18 +103,17 @@
   });
 
   // A refresh that failed (the network blinked between the message and the fetch) must not leave the
-  // page behind until the next save: ask again, later and later.
+  // page behind until the next save: ask again, later and later; one retry waits at a time, and none
+  // while polling (which asks anyway). A viewer saves nothing, so a failed refresh shows no message.
+  var retryTimer = null;
   function isLiveRefresh(event) {
     return event.detail.elt && event.detail.elt.id === "live-refresh";
   }
-  document.addEventListener("htmx:afterRequest", function (event) {
-    if (!isLiveRefresh(event)) return;
-    if (event.detail.successful) {
-      retryDelay = 1000;
-    } else {
-      setTimeout(refresh, retryDelay);
-      retryDelay = Math.min(retryDelay * 2, 30000);
-    }
+  function failed(xhr) {
+    return !xhr || !xhr.status || xhr.status >= 400;  // no status: no answer arrived
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (isLiveRefresh(event) && failed(event.detail.xhr)) event.detail.shouldSwap = false;
   });
 
   // --- a refused or failed action says so -----------------------------------------------------------
@@ -124,17 +123,33 @@
     var slot = document.getElementById("request-error");
     if (slot) slot.textContent = text;
   }
-  document.addEventListener("htmx:beforeRequest", function () { requestError(""); });
-  document.addEventListener("htmx:responseError", function (event) {
-    var slot = document.getElementById("request-error");
-    if (slot && !slot.textContent.trim()) {
-      requestError("Something went wrong (" + event.detail.xhr.status + "): nothing was saved. " +
-        "Reload the page and try again.");
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!isLiveRefresh(event)) requestError("");
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (isLiveRefresh(event)) {
+      if (!failed(xhr)) {
+        retryDelay = 1000;
+        if (retryTimer) clearTimeout(retryTimer);
+        retryTimer = null;
+      } else if (!retryTimer && !pollTimer) {
+        retryTimer = setTimeout(function () { retryTimer = null; refresh(); }, retryDelay);
+        retryDelay = Math.min(retryDelay * 2, 30000);
+      }
+      return;
+    }
+    if (!xhr.status) {
+      requestError("No connection: nothing was saved. Try again when you're back online.");
+    } else if (xhr.status >= 400 && !xhr.getResponseHeader("HX-Retarget")) {
+      requestError("Something went wrong (" + xhr.status + "): nothing was saved. Reload the page and try again.");
     }
   });
-  document.addEventListener("htmx:sendError", function (event) {
-    if (isLiveRefresh(event)) return;  // retried above; nothing of the viewer's was lost
-    requestError("No connection: nothing was saved. Try again when you're back online.");
+
+  // The message stays until the next request, or until it is tapped away.
+  document.addEventListener("click", function (event) {
+    var slot = event.target.closest("#request-error");
+    if (slot) slot.textContent = "";
   });
 
   // --- keep the screen awake while a game is open (where the browser can) --------------------------

@@ -196,6 +196,32 @@ def test_an_error_answer_to_htmx_names_its_place_and_carries_only_the_message(ke
     assert game.get()["rounds"] == []
 
 
+def test_a_form_back_with_its_messages_names_its_own_element(keeper, client: TestClient):
+    browser, game, csrf = keeper
+    htmx = {"HX-Request": "true"}
+    refused = browser.post(f"/g/{game.id}/rounds", data=form(game, NOBODY_CALLED_BLITZ, csrf), headers=htmx)
+    assert refused.status_code == 422
+    assert [refused.headers[h] for h in ("HX-Retarget", "HX-Reswap", "HX-Reselect")] == ["#game", "outerHTML", "#game"]
+    started = client.post("/games", data={"player_count": "2", "player-0": "Ana", "player-1": ""}, headers=htmx)
+    assert started.status_code == 422
+    assert [started.headers[h] for h in ("HX-Retarget", "HX-Reselect")] == ["#new-game", "#new-game"]
+    assert BeautifulSoup(started.text, "html.parser").select_one("form#new-game .field-error") is not None
+    # A success names no place: it goes where the element's hx-target says.
+    saved = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers=htmx)
+    assert saved.status_code == 200 and "HX-Retarget" not in saved.headers
+
+
+def test_the_apps_plain_error_pages_carry_their_message_as_problem(app: FastAPI, keeper):
+    # Answers made before any route runs (a body over the limit) are plain pages; htmx keeps their
+    # .problem (the htmx-config meta), so a too-long form still says why.
+    browser, game, csrf = keeper
+    too_big = browser.post(
+        f"/g/{game.id}/rounds", data=form(game, ROUND, csrf) | {"x": "y" * 100_000}, headers={"HX-Request": "true"}
+    )
+    assert too_big.status_code == 413
+    assert "A form can send at most" in BeautifulSoup(too_big.text, "html.parser").select_one(".problem").get_text()
+
+
 def test_every_page_has_the_empty_request_error_slot(client: TestClient, make_game):
     game = make_game()
     for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1", "/g/no-such-game"):

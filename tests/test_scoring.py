@@ -384,6 +384,15 @@ def test_validate_players_checks_starting_scores():
     ]
 
 
+def test_a_starting_score_message_does_not_repeat_a_refused_name():
+    spoof = "\u202eAna"  # a text-direction control: refused, and not shown back in the next message
+    problems = validate_players([Player(ANA, spoof, starting_score=99_999), Player(BEN, "Ben")])
+    assert [(p.field, p.message) for p in problems] == [
+        ("name", "A name can't contain text-direction control characters."),
+        ("starting_score", "This player's starting score must be between -10000 and 10000."),
+    ]
+
+
 def test_validate_players_reports_every_problem():
     problems = validate_players([Player(ANA, "")])
     assert [(p.field, p.index) for p in problems] == [("players", None), ("name", 0)]

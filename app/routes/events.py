@@ -28,7 +28,9 @@ from app.views import current_versions
 router = APIRouter()
 
 RETRY_MS = 2000
-# A refused stream: the page polls meanwhile, and its stream reconnects no sooner than this.
+# A refused stream: when an API client may ask again. The view page polls meanwhile, and htmx's SSE
+# extension asks again with its own growing delay (0.5 s doubling up to 64 s; EventSource can't read
+# this header).
 RETRY_LATER = {"Retry-After": "30"}
 
 

@@ -44,8 +44,10 @@ HTMX_SSE = "htmx-ext-sse-2.2.4.min.js"
 templates.env.globals["htmx_file"] = HTMX
 templates.env.globals["sse_file"] = HTMX_SSE
 
-# Where htmx puts an error answer: the page's #request-error, never over the game or the form.
+# Where htmx puts an error answer: the page's #request-error, never over the game or the form...
 REQUEST_ERROR = {"HX-Retarget": "#request-error", "HX-Reswap": "innerHTML"}
+# ...unless it is a fragment with the form's messages: then the fragment's own element.
+FRAGMENT_ROOTS = {"_game.html": "#game", "_new_game_form.html": "#new-game"}
 
 
 def is_htmx(request: Request) -> bool:
@@ -61,8 +63,15 @@ def render(
     status: int = 200,
     headers: dict[str, str] | None = None,
 ) -> HTMLResponse:
-    """The whole page, or only its fragment when htmx asks (the page includes the same fragment)."""
+    """The whole page, or only its fragment when htmx asks (the page includes the same fragment).
+
+    A fragment answered with an error status (a form back with its messages: 409, 422, 429) names its
+    own place, as every error answer to htmx does: the htmx-config meta sends 4xx/5xx answers that do
+    not (a proxy's page) to #request-error."""
     name = fragment if fragment and is_htmx(request) else page
+    if name == fragment and status >= 400:
+        root = FRAGMENT_ROOTS[fragment]
+        headers = (headers or {}) | {"HX-Retarget": root, "HX-Reswap": "outerHTML", "HX-Reselect": root}
     response = templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
     response.headers["Vary"] = "HX-Request"
     return response

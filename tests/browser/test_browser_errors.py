@@ -32,23 +32,26 @@ def test_the_apps_own_refusal_lands_in_the_error_slot_in_view_and_keeps_the_roun
     assert game.read()["rounds"] == []
 
 
-def test_an_error_page_from_something_in_between_never_replaces_the_game(phones: Phones, server: Server):
+@pytest.mark.parametrize("status", [502, 429, 422])
+def test_an_error_page_from_something_in_between_never_replaces_the_game(phones: Phones, server: Server, status: int):
     game = api_game(server, NAMES)
     context = phones.context()
     page = context.new_page()
     page.goto(game.edit_url)
     fill_round(page, NAMES, [(10, 0), (5, 2)])
 
-    def bad_gateway(route: Route) -> None:  # a proxy's own page: no HX headers, no .problem in it
-        route.fulfill(status=502, content_type="text/html", body="<html><body><h1>502 Bad Gateway</h1></body></html>")
+    def proxy_page(route: Route) -> None:  # a proxy's own page: no HX headers, no .problem in it
+        route.fulfill(status=status, content_type="text/html", body="<html><body><h1>Proxy says no</h1></body></html>")
 
-    context.route(f"**/g/{game.id}/rounds", bad_gateway)
+    context.route(f"**/g/{game.id}/rounds", proxy_page)
     page.get_by_role("button", name="Save round").click()
     expect(page.get_by_role("alert")).to_have_text(
-        "Something went wrong (502): nothing was saved. Reload the page and try again."
+        f"Something went wrong ({status}): nothing was saved. Reload the page and try again."
     )
     expect(page.locator("#game")).to_have_count(1)
-    expect(page.get_by_text("502 Bad Gateway")).to_have_count(0)
+    expect(page.get_by_text("Proxy says no")).to_have_count(0)
+    page.get_by_role("alert").click()  # tapped away
+    expect(page.get_by_role("alert")).to_have_count(0)
     expect(dutch(page, "Ana")).to_have_value("10")
 
     # The next try starts with the message gone, and succeeds.
@@ -71,3 +74,27 @@ def test_a_viewer_that_is_up_to_date_is_not_redrawn_when_its_stream_connects(pho
     expect(viewer.locator("#game")).to_have_attribute("data-version", "3")
     assert viewer.locator("#game").evaluate("game => game.marker") is None  # a newer version: swapped
     expect(viewer.locator("#since")).to_have_value("3")
+
+
+def test_a_viewers_failed_refresh_shows_nothing_replaces_nothing_and_is_retried(phones: Phones, server: Server):
+    game = api_game(server, NAMES)
+    context = phones.context()
+    viewer = context.new_page()
+    viewer.goto(game.view_path)
+    expect(viewer.locator("#since")).to_have_value("1")
+    failures: list[str] = []
+
+    def proxy_429_twice(route: Route) -> None:
+        if route.request.headers.get("hx-request") == "true" and len(failures) < 2:
+            failures.append(route.request.url)
+            route.fulfill(status=429, content_type="text/html", body="<h1>Slow down</h1>")
+        else:
+            route.continue_()
+
+    context.route(re.compile(rf"/g/{game.id}\?since="), proxy_429_twice)
+    game.add_round([(10, 0), (5, 2)])
+    expect(viewer.locator("#game")).to_have_attribute("data-version", "2")  # retried until it worked
+    assert len(failures) == 2
+    expect(viewer.locator("#request-error")).to_be_empty()
+    expect(viewer.get_by_text("Slow down")).to_have_count(0)
+    expect(scoreboard(viewer).locator(".total")).to_have_text(["10", "1"])
