@@ -1,35 +1,35 @@
 # syntax=docker/dockerfile:1
-# Blitzboard: multi-stage, slim, non-root. The same steps as the README's "Deploy" section:
-# install the project from pyproject.toml, apply the migrations at start (`blitzboard serve` does),
-# listen on 0.0.0.0:8000.
+# Blitzboard: multi-stage, slim, non-root. Installs exactly what uv.lock pins (reproducible), then the
+# project itself as a wheel, which carries its templates, static files and migrations; `blitzboard
+# serve` applies the migrations at start and listens on 0.0.0.0:8000.
 
 FROM python:3.11-slim AS build
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    UV_PROJECT_ENVIRONMENT=/opt/venv UV_COMPILE_BYTECODE=1 UV_LINK_MODE=copy UV_PYTHON_DOWNLOADS=never
+RUN pip install uv==0.13.8
 WORKDIR /src
-RUN python -m venv /opt/venv
-COPY pyproject.toml README.md ./
+# The dependencies first (a layer that changes only with uv.lock), then the project, not editable.
+COPY pyproject.toml uv.lock README.md LICENSE ./
+RUN uv sync --frozen --no-install-project
 COPY app ./app
-RUN /opt/venv/bin/pip install .
+COPY templates ./templates
+COPY static ./static
+COPY alembic ./alembic
+COPY alembic.ini ./
+RUN uv sync --frozen --no-editable
 
 FROM python:3.11-slim AS runtime
-# BLITZBOARD_SECRET_FILE is where the server secret is kept (in the /data volume), not a secret itself.
-# hadolint ignore=DL3064
+# No database setting here: the default is a SQLite file in the working directory, /data (a volume),
+# with the server secret beside it; compose's DATABASE_URL (or BLITZBOARD_DATABASE_URL) replaces it.
 ENV PATH="/opt/venv/bin:$PATH" \
     PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1 \
-    BLITZBOARD_ROOT=/app \
-    BLITZBOARD_DATABASE_URL=sqlite:////data/blitzboard.db \
-    BLITZBOARD_SECRET_FILE=/data/blitzboard.secret
+    PYTHONUNBUFFERED=1
 RUN groupadd --system --gid 10001 blitzboard \
-    && useradd --system --uid 10001 --gid 10001 --home-dir /app --shell /usr/sbin/nologin blitzboard \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /data --shell /usr/sbin/nologin blitzboard \
     && mkdir -p /data \
     && chown 10001:10001 /data
 COPY --from=build /opt/venv /opt/venv
-WORKDIR /app
-COPY alembic.ini ./
-COPY alembic ./alembic
-COPY templates ./templates
-COPY static ./static
+WORKDIR /data
 USER 10001:10001
 VOLUME ["/data"]
 EXPOSE 8000

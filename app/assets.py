@@ -24,6 +24,18 @@ def _version(path: str) -> str:
     return hashlib.sha256((STATIC / path).read_bytes()).hexdigest()[:12]
 
 
+@lru_cache(maxsize=1)
+def build() -> str:
+    """A hash of every template and static file: part of a page's ETag, so that a page cached by a
+    browser is never taken as current under a deployment that would render it otherwise."""
+    digest = hashlib.sha256()
+    for folder in (ROOT / "templates", STATIC):
+        for file in sorted(folder.rglob("*")):
+            if file.is_file():
+                digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def asset_url(path: str) -> str:
     return f"/static/{path}?v={_version(path)}"
 

@@ -1,4 +1,5 @@
-"""`blitzboard serve` (migrate, then serve) and `blitzboard migrate`."""
+"""`blitzboard serve` (migrate, then serve) and `blitzboard migrate`; `--version`, and `--help` with
+every setting's environment variable."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import argparse
 import logging
 
 import uvicorn
+from pydantic import ValidationError
 
-from app.config import get_settings
+from app.config import environment_variables, get_settings, package_version, settings_error
 from app.db import make_engine
 from app.limits import raise_open_file_limit
 from app.migrations import upgrade
@@ -22,8 +24,25 @@ def migrate() -> None:
         engine.dispose()
 
 
+def _settings_help() -> str:
+    rows = environment_variables()
+    width = max(len(name) for name, _ in rows)
+    lines = [f"  {name:<{width}}  {default}" for name, default in rows]
+    return (
+        "settings (environment variables, or a .env file in the working directory; defaults shown):\n"
+        + "\n".join(lines)
+        + "\n\nWhat each one does: the README's Configuration table."
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="blitzboard", description="Blitzboard, a score keeper for Dutch Blitz.")
+    parser = argparse.ArgumentParser(
+        prog="blitzboard",
+        description="Blitzboard, a score keeper for Dutch Blitz.",
+        epilog=_settings_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"blitzboard {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="apply the database migrations, then start the web server")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 in a container)")
@@ -37,7 +56,10 @@ def main(argv: list[str] | None = None) -> None:
     commands.add_parser("migrate", help="apply the database migrations and exit")
     args = parser.parse_args(argv)
 
-    settings = get_settings()
+    try:
+        settings = get_settings()
+    except ValidationError as error:
+        parser.exit(2, f"blitzboard: {settings_error(error)}\n")
     logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     migrate()
     if args.command == "serve":

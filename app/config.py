@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Where templates/, static/, alembic/ and alembic.ini live: the source tree, or BLITZBOARD_ROOT
-# when the package is installed elsewhere (the Docker image installs it into a virtualenv).
-ROOT = Path(os.environ.get("BLITZBOARD_ROOT") or Path(__file__).resolve().parent.parent)
+# Where templates/, static/, alembic/ and alembic.ini live: inside the package when it was installed
+# from the wheel (pyproject.toml puts them there), beside it in the source tree; BLITZBOARD_ROOT
+# overrides both (a customised copy of the templates, for example).
+_PACKAGE = Path(__file__).resolve().parent
+ROOT = Path(os.environ.get("BLITZBOARD_ROOT") or (_PACKAGE if (_PACKAGE / "templates").is_dir() else _PACKAGE.parent))
 
 
 class Settings(BaseSettings):
@@ -72,7 +75,7 @@ class Settings(BaseSettings):
     log_repeat_seconds: float = Field(default=10, ge=0)
     # Trust X-Forwarded-For / X-Forwarded-Proto from these addresses (a reverse proxy in front).
     forwarded_allow_ips: str = "127.0.0.1"
-    log_level: str = "info"
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     # Strict-Transport-Security max-age on answers to HTTPS requests (never over plain HTTP); 0: not sent.
     hsts_seconds: int = Field(default=31_536_000, ge=0)
     # SQLite: FULL syncs the log at every commit, so a saved round survives a power cut or an OS
@@ -89,6 +92,43 @@ class Settings(BaseSettings):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+def environment_variables() -> list[tuple[str, str]]:
+    """Every setting as the environment variable that sets it, with its default (for --help)."""
+    rows = []
+    for name, field in Settings.model_fields.items():
+        variable = f"BLITZBOARD_{name.upper()}"
+        if name == "database_url":
+            variable += " (or DATABASE_URL)"
+        default = field.default.get_secret_value() if isinstance(field.default, SecretStr) else field.default
+        rows.append((variable, "(empty)" if default == "" else str(default)))
+    return rows
+
+
+def settings_error(error: ValidationError) -> str:
+    """A bad setting in one line: which variable, what was wrong."""
+    parts = []
+    for problem in error.errors():
+        name = str(problem["loc"][0]) if problem["loc"] else "?"
+        variable = name if name.isupper() else f"BLITZBOARD_{name.upper()}"
+        shown = isinstance(problem.get("input"), str | int | float) and "secret" not in name.lower()
+        given = f" (got {problem['input']!r})" if shown else ""
+        parts.append(f"{variable}: {problem['msg']}{given}")
+    return "bad setting: " + "; ".join(parts)
+
+
+def package_version() -> str:
+    """The installed package's version (pyproject.toml's): the CLI's --version and the API document's."""
+    try:
+        return version("blitzboard")
+    except PackageNotFoundError:  # run from a tree that was never installed
+        return "0+unknown"
 
 
 def get_settings() -> Settings:

@@ -12,14 +12,14 @@ from functools import partial
 from fastapi import FastAPI
 
 from app.assets import static_files
-from app.config import Settings, get_settings
+from app.config import Settings, get_settings, package_version
 from app.db import make_engine
 from app.errors_http import ServerErrors
 from app.headers import SecurityHeaders
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
-from app.middleware import AccessLog, BodyLimit, CompressPublic
+from app.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
 from app.problems import declare_unavailable, install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
@@ -92,7 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.engine.dispose()
             quiet_repeats()
 
-    app = FastAPI(title="Blitzboard", version="1.0.0", description=API_DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(title="Blitzboard", version=package_version(), description=API_DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
     app.state.engine = make_engine(
         settings.database_url,
@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_timeout_seconds)
     app.add_middleware(ServerErrors, html_error=error_page)
     app.add_middleware(SecurityHeaders, hsts_seconds=settings.hsts_seconds)
+    app.add_middleware(HeadAsGet)  # inside the access log, which then logs the HEAD
     app.add_middleware(AccessLog)
     app.add_middleware(RequestId)
     return app

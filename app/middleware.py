@@ -190,3 +190,31 @@ class CompressPublic:
             await self.app(scope, receive, send)
         else:
             await self.gzip(scope, receive, send)
+
+
+class HeadAsGet:
+    """HEAD wherever GET is allowed: the request runs as a GET and only its status and headers are
+    sent (Content-Length included, as RFC 9110 asks). An answer that would stream on (an event stream)
+    ends after its headers: the app then reads a disconnect and stops."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+        done = False
+
+        async def headers_only(message: Message) -> None:
+            nonlocal done
+            if message["type"] == "http.response.start":
+                await send(message)
+            elif message["type"] == "http.response.body" and not done:
+                done = True
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        async def receive_until_done() -> Message:
+            return {"type": "http.disconnect"} if done else await receive()
+
+        await self.app(dict(scope, method="GET"), receive_until_done, headers_only)

@@ -145,6 +145,8 @@ def _allowed_methods(request: Request) -> str | None:
     """
     routes = request.app.router.routes
     allowed = [m for m in _METHODS if any(r.matches({**request.scope, "method": m})[0] is Match.FULL for r in routes)]
+    if "GET" in allowed and "HEAD" not in allowed:  # middleware.HeadAsGet answers HEAD wherever GET works
+        allowed.insert(allowed.index("GET") + 1, "HEAD")
     return ", ".join(allowed) or None
 
 

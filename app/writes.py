@@ -57,6 +57,14 @@ def etag_matches(if_match: str, version: int) -> bool:
     return False
 
 
+def none_match(if_none_match: str | None, etag: str) -> bool:
+    """True when an If-None-Match header names this ETag (weak comparison, RFC 9110) or is "*"."""
+    if not if_none_match:
+        return False
+    tag = etag.removeprefix("W/")
+    return any(c.strip() in ("*", tag, "W/" + tag) for c in if_none_match.split(","))
+
+
 class WriteTransactions:
     """The machinery of every write; app.games.Games adds the use cases."""
 

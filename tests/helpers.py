@@ -8,10 +8,12 @@ for server processes), never from another test module.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -19,7 +21,7 @@ import httpx
 from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import func
+from sqlalchemy import event, func
 from sqlmodel import Session, select
 
 from app.config import Settings
@@ -197,3 +199,26 @@ def all_at_once(count: int, work: Callable[[int, threading.Barrier], Any]) -> li
     with ThreadPoolExecutor(max_workers=count) as pool:
         futures = [pool.submit(work, i, barrier) for i in range(count)]
         return [future.result(timeout=ALL_DONE_TIMEOUT_S) for future in futures]
+
+
+# --- counting the queries a request makes --------------------------------------------------------
+
+
+@contextmanager
+def statements(app: FastAPI) -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def note(_conn, _cursor, statement, *_args) -> None:
+        seen.append(" ".join(statement.split()))
+
+    event.listen(app.state.engine, "before_cursor_execute", note)
+    try:
+        yield seen
+    finally:
+        event.remove(app.state.engine, "before_cursor_execute", note)
+
+
+def reads_of(seen: list[str], table: str) -> int:
+    """SELECTs whose FROM names `table` (the game row, or its players: one each per load of a game)."""
+    pattern = re.compile(rf"^SELECT .* FROM {table}\b(?! *_)", re.IGNORECASE)
+    return sum(1 for statement in seen if pattern.search(statement))

@@ -3,40 +3,15 @@ against its players, writes the round, and the fragment is rendered from what th
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import event
 
-from tests.helpers import GameHandle
+from tests.helpers import GameHandle, reads_of, statements
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
 NOBODY_CALLED_BLITZ = [(3, 1), (2, 4), (1, 6), (0, 8)]
-
-
-@contextmanager
-def statements(app: FastAPI) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def note(_conn, _cursor, statement, *_args) -> None:
-        seen.append(" ".join(statement.split()))
-
-    event.listen(app.state.engine, "before_cursor_execute", note)
-    try:
-        yield seen
-    finally:
-        event.remove(app.state.engine, "before_cursor_execute", note)
-
-
-def reads_of(seen: list[str], table: str) -> int:
-    """SELECTs whose FROM names `table` (the game row, or its players: one each per load of a game)."""
-    pattern = re.compile(rf"^SELECT .* FROM {table}\b(?! *_)", re.IGNORECASE)
-    return sum(1 for statement in seen if pattern.search(statement))
 
 
 @pytest.fixture

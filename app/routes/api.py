@@ -8,16 +8,16 @@ app.problems as application/problem+json (RFC 9457): type, title, status, detail
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
 from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
-from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, RoundNumber
+from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, IfNoneMatch, RoundNumber
 from app.urls import urls_for
-from app.writes import Outcome
+from app.writes import Outcome, none_match
 
 router = APIRouter(prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute)
 
@@ -63,9 +63,12 @@ def create_game(
     response_model=GamePublic,
     responses=problem_responses(404, 422),
     summary="Read a game",
-    description='No key needed. The `ETag` header is `"<version>"`.',
+    description='No key needed. The `ETag` header is `"<version>"`; send it as `If-None-Match` to get 304 Not '
+    "Modified (no body, nothing re-read but the version) while the game has not changed.",
 )
-def get_game(game_id: GameId, games: GamesDep) -> JSONResponse:
+def get_game(game_id: GameId, games: GamesDep, if_none_match: IfNoneMatch = None) -> Response:
+    if if_none_match and (version := games.version(game_id)) is not None and none_match(if_none_match, f'"{version}"'):
+        return Response(status_code=304, headers={"ETag": f'"{version}"'})
     view = games.get(game_id)
     return JSONResponse(view.public(), headers={"ETag": f'"{view.game.version}"'})
 

@@ -37,5 +37,14 @@ IfMatch = Annotated[
     Header(alias="If-Match", max_length=100, description='The ETag (`"<version>"`) the change was based on.'),
 ]
 
+IfNoneMatch = Annotated[
+    str | None,
+    Header(
+        alias="If-None-Match",
+        max_length=1000,
+        description='The ETag (`"<version>"`) you have: 304 Not Modified, with no body, while it is current.',
+    ),
+]
+
 
 BearerDep = Annotated[Credential, Depends(bearer_key)]

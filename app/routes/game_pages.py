@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app.assets import build
 from app.errors import (
     GameIsOver,
     GameNotFound,
@@ -42,6 +43,7 @@ from app.views import GameView
 from app.web.context import RoundForm, game_context
 from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
+from app.writes import none_match
 
 router = APIRouter(include_in_schema=False)
 
@@ -54,13 +56,30 @@ def view_page(
     tv: bool = False,
     since: Annotated[int | None, Query(ge=0)] = None,
 ) -> Response:
-    """The view page, or its fragment for htmx. A live page's refresh sends the version it shows
-    (`since`): when the game is no newer, 204 and nothing is loaded or rendered."""
-    if since is not None and is_htmx(request) and games.version(game_id) == since:
-        return Response(status_code=204, headers={"Vary": "HX-Request"})
-    view = games.get(game_id)
+    """The view page, or its fragment for htmx, with an ETag: 304 while the game, the layout and the
+    deployment are unchanged. A live page's refresh sends the version it shows (`since`): when the
+    game is no newer, 204. Either way only the version is read, and nothing is rendered."""
+    htmx = is_htmx(request)
+    version = games.version(game_id)
+    if version is not None:
+        if since is not None and htmx and version == since:
+            return Response(status_code=204, headers={"Vary": "HX-Request"})
+        if none_match(request.headers.get("If-None-Match"), _view_etag(version, tv, htmx)):
+            return Response(status_code=304, headers=_view_headers(version, tv, htmx))
+    view = games.get(game_id)  # no such game: 404
     context = game_context(request, view, keeper=False, tv=tv)
-    return render(request, "game.html", context, fragment="_game.html")
+    response = render(request, "game.html", context, fragment="_game.html")
+    response.headers.update(_view_headers(view.game.version, tv, htmx))
+    return response
+
+
+def _view_etag(version: int, tv: bool, htmx: bool) -> str:
+    return f'W/"{version}.{"tv" if tv else "page"}{".fragment" if htmx else ""}.{build()}"'
+
+
+def _view_headers(version: int, tv: bool, htmx: bool) -> dict[str, str]:
+    # no-cache: a browser keeps the page but asks each time, and a 304 answers while it is current.
+    return {"ETag": _view_etag(version, tv, htmx), "Cache-Control": "no-cache", "Vary": "HX-Request"}
 
 
 @router.get("/g/{game_id}/score", response_class=HTMLResponse, name="keeper_page")

@@ -1,0 +1,107 @@
+"""HTTP done right: HEAD wherever GET works, and If-None-Match answered with 304 for the game JSON and
+the view page (a browser's reload, or a viewer's poll, costs a version read and no rendering)."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle, reads_of, statements
+
+API = "/api/v1"
+SAME_HEADERS = ("content-type", "content-length", "etag", "cache-control", "content-security-policy", "allow")
+
+
+def paths(game: GameHandle) -> list[str]:
+    return [
+        "/",
+        "/healthz",
+        "/readyz",
+        "/static/app.css",
+        "/openapi.json",
+        "/docs",
+        f"/g/{game.id}",
+        f"/g/{game.id}?tv=1",
+        f"{API}/games/{game.id}",
+        f"{API}/games/{game.id}/export.csv",
+        f"{API}/games/nope",
+        "/g/nope",
+        "/nothing-here",
+    ]
+
+
+def test_head_answers_as_get_would_without_a_body(client: TestClient, make_game):
+    game = make_game()
+    for path in paths(game):
+        got, head = client.get(path), client.head(path)
+        assert head.status_code == got.status_code, path
+        assert head.content == b"", path
+        for name in SAME_HEADERS:
+            assert head.headers.get(name) == got.headers.get(name), (path, name)
+
+
+def test_head_on_an_event_stream_sends_its_headers_and_gives_the_slot_back(app: FastAPI, client: TestClient, make_game):
+    game = make_game()
+    head = client.head(f"/g/{game.id}/events")
+    assert head.status_code == 200
+    assert head.headers["content-type"].startswith("text/event-stream")
+    assert head.content == b""
+    assert app.state.streams.open == 0
+
+
+def test_a_405_names_head_beside_get_and_head_where_get_is_not_allowed_is_405(client: TestClient, make_game):
+    game = make_game()
+    refused = client.put(f"/g/{game.id}")
+    assert refused.status_code == 405
+    assert [m.strip() for m in refused.headers["Allow"].split(",")] == ["GET", "HEAD"]
+    head = client.head(f"{API}/games/{game.id}/rounds")  # only POST there
+    assert head.status_code == 405 and head.headers["Allow"] == "POST"
+
+
+def test_the_game_json_answers_304_while_its_version_is_current(app: FastAPI, client: TestClient, make_game):
+    game = make_game()
+    first = client.get(f"{API}/games/{game.id}")
+    etag = first.headers["ETag"]
+    assert etag == f'"{first.json()["version"]}"'
+    for sent in (etag, f"W/{etag}", f'"nope", {etag}', "*"):
+        with statements(app) as seen:
+            again = client.get(f"{API}/games/{game.id}", headers={"If-None-Match": sent})
+        assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", etag), sent
+        assert (reads_of(seen, "player"), reads_of(seen, "round")) == (0, 0), seen  # only the version read
+    assert client.get(f"{API}/games/{game.id}", headers={"If-None-Match": '"999"'}).status_code == 200
+    game.add_round(WORKED_EXAMPLE_ROUND)
+    changed = client.get(f"{API}/games/{game.id}", headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+    assert client.get(f"{API}/games/nope", headers={"If-None-Match": "*"}).status_code == 404
+
+
+def test_the_view_page_and_its_fragment_answer_304_while_nothing_changed(app: FastAPI, client: TestClient, make_game):
+    game = make_game()
+    htmx = {"HX-Request": "true"}
+    page = client.get(f"/g/{game.id}")
+    fragment = client.get(f"/g/{game.id}", headers=htmx)
+    tv = client.get(f"/g/{game.id}?tv=1")
+    tags = {page.headers["ETag"], fragment.headers["ETag"], tv.headers["ETag"]}
+    assert len(tags) == 3 and all(tag.startswith('W/"') for tag in tags)  # a variant each
+    assert page.headers["Cache-Control"] == "no-cache" and "HX-Request" in page.headers["Vary"]
+    for url, headers, answer in ((f"/g/{game.id}", {}, page), (f"/g/{game.id}", htmx, fragment)):
+        with statements(app) as seen:
+            again = client.get(url, headers=headers | {"If-None-Match": answer.headers["ETag"]})
+        assert (again.status_code, again.content) == (304, b"")
+        assert again.headers["ETag"] == answer.headers["ETag"]
+        assert "Content-Security-Policy" in again.headers  # still inside the security headers
+        assert (reads_of(seen, "player"), reads_of(seen, "round")) == (0, 0), seen
+    # The page's tag does not stand for the fragment, nor the other way round.
+    assert client.get(f"/g/{game.id}", headers={"If-None-Match": fragment.headers["ETag"]}).status_code == 200
+    game.add_round(WORKED_EXAMPLE_ROUND)
+    assert client.get(f"/g/{game.id}", headers={"If-None-Match": page.headers["ETag"]}).status_code == 200
+
+
+def test_a_new_deployment_changes_the_view_pages_etag(client: TestClient, make_game, monkeypatch):
+    from app.routes import game_pages
+
+    game = make_game()
+    before = client.get(f"/g/{game.id}").headers["ETag"]
+    monkeypatch.setattr(game_pages, "build", lambda: "another-build")
+    after = client.get(f"/g/{game.id}", headers={"If-None-Match": before})
+    assert after.status_code == 200 and after.headers["ETag"] != before
