@@ -20,7 +20,8 @@ from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
-from app.problems import declare_unavailable, install_problem_handlers
+from app.openapi import finish_openapi
+from app.problems import install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
 from app.routes import api, events, export, game_pages, health, start
@@ -115,7 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(start.router)
     app.include_router(game_pages.router)
     install_problem_handlers(app, error_page, refused_page)
-    declare_unavailable(app)
+    finish_openapi(app)
 
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
     # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).

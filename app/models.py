@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Strict
+from pydantic import BaseModel, ConfigDict, Strict, WithJsonSchema
 from pydantic import Field as PField
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
@@ -103,9 +103,31 @@ Name = str  # trimmed and checked by names.name_problem (the 64 KiB body limit b
 StartingScore = Annotated[int, Strict(), PField(ge=scoring.STARTING_SCORE_RANGE[0], le=scoring.STARTING_SCORE_RANGE[1])]
 Points = Annotated[int, Strict(), PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
 Target = Annotated[int, Strict(), PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]
-CardCount = Annotated[int, Strict(), PField(ge=-1_000_000, le=1_000_000)]  # real bounds are the rules' messages
+# Card counts are parsed wide and judged by the rules, whose messages name the player ("Ana's Blitz
+# cards must be between 0 and 10"); the document declares the real ranges.
+DutchCount = Annotated[
+    int,
+    Strict(),
+    PField(ge=-1_000_000, le=1_000_000),
+    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.DECK_SIZE}),
+]
+BlitzCount = Annotated[
+    int,
+    Strict(),
+    PField(ge=-1_000_000, le=1_000_000),
+    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.BLITZ_PILE_SIZE}),
+]
 PlayerRef = Annotated[int, Strict(), PField(ge=-(2**31), le=2**31 - 1)]
 TieBreakName = Literal["play_on", "shared"]
+
+NAME_TEXT = "1–40 characters after trimming, any script, no control or text-direction characters"
+TARGET_TEXT = "The total that ends the game: whoever reaches it (exactly counts) after a round."
+DUTCH_POINTS_TEXT = "Points per card a player put on the Dutch piles."
+BLITZ_POINTS_TEXT = "Points per card left in a player's Blitz pile (usually negative)."
+TIE_BREAK_TEXT = (
+    "When several players share the top total at or past the target: `play_on` plays another round, "
+    "`shared` makes them all winners."
+)
 
 
 class StrictModel(BaseModel):
@@ -113,108 +135,153 @@ class StrictModel(BaseModel):
 
 
 class RulesBase(StrictModel):
-    target: Target = 75
-    dutch_points: Points = 1
-    blitz_points: Points = -2
-    tie_break: TieBreakName = "play_on"
+    target: Target = PField(75, description=TARGET_TEXT)
+    dutch_points: Points = PField(1, description=DUTCH_POINTS_TEXT)
+    blitz_points: Points = PField(-2, description=BLITZ_POINTS_TEXT)
+    tie_break: TieBreakName = PField("play_on", description=TIE_BREAK_TEXT)
 
 
 class RulesCreate(RulesBase):
-    pass
+    """House rules; every field may be left out for the official rules."""
 
 
 class RulesUpdate(StrictModel):
-    target: Target | None = None
-    dutch_points: Points | None = None
-    blitz_points: Points | None = None
-    tie_break: TieBreakName | None = None
+    """Only the rules sent change; the game is re-scored under them."""
+
+    target: Target | None = PField(None, description=TARGET_TEXT)
+    dutch_points: Points | None = PField(None, description=DUTCH_POINTS_TEXT)
+    blitz_points: Points | None = PField(None, description=BLITZ_POINTS_TEXT)
+    tie_break: TieBreakName | None = PField(None, description=TIE_BREAK_TEXT)
 
 
 class RulesPublic(RulesBase):
-    pass
+    """The game's rules."""
 
 
 class PlayerCreate(StrictModel):
-    name: Name
-    starting_score: StartingScore = 0
+    name: Name = PField(description=f"The player's name: {NAME_TEXT}; unique in the game ignoring case.")
+    starting_score: StartingScore = PField(0, description="Points carried over (from a paper sheet, say).")
 
 
 class GameCreate(StrictModel):
-    name: Name = ""
-    players: list[PlayerCreate] = PField(max_length=100)
-    rules: RulesCreate = PField(default_factory=RulesCreate)
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "name": "Friday night",
+                    "players": [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy", "starting_score": 12}],
+                    "rules": {"target": 75},
+                }
+            ]
+        },
+    )
+
+    name: Name = PField("", description="The game's name, up to 80 characters; empty for none.")
+    players: list[PlayerCreate] = PField(
+        max_length=100,
+        description=f"In seating order: {scoring.MIN_PLAYERS}–{scoring.MAX_PLAYERS} players.",
+        json_schema_extra={"minItems": scoring.MIN_PLAYERS, "maxItems": scoring.MAX_PLAYERS},
+    )
+    rules: RulesCreate = PField(default_factory=RulesCreate, description="House rules (optional).")
 
 
 class GameUpdate(StrictModel):
-    name: Name | None = None
-    rules: RulesUpdate | None = None
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"name": "Saturday", "rules": {"target": 100}}]}
+    )
+
+    name: str | None = PField(None, description="A new name for the game (empty: none).")
+    rules: RulesUpdate | None = PField(None, description="Rules to change.")
 
 
 class ScoreIn(StrictModel):
-    player_id: PlayerRef
-    dutch: CardCount
-    blitz: CardCount
+    player_id: PlayerRef = PField(description="A player's `id`, as the game lists them.")
+    dutch: DutchCount = PField(description="Cards the player put on the Dutch piles this round.")
+    blitz: BlitzCount = PField(description="Cards left in the player's Blitz pile (0: they called Blitz).")
 
 
 class RoundIn(StrictModel):
-    scores: list[ScoreIn] = PField(max_length=100)
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "scores": [
+                        {"player_id": 1, "dutch": 22, "blitz": 0},
+                        {"player_id": 2, "dutch": 14, "blitz": 3},
+                    ]
+                }
+            ]
+        },
+    )
+
+    scores: list[ScoreIn] = PField(
+        max_length=100,
+        description="One score per player of the game, each once. At most 40 cards in all, and at least "
+        "one player with 0 Blitz cards.",
+    )
 
 
 class PlayerPublic(BaseModel):
-    id: int
+    id: int = PField(description="The player's id in this game (for scores).")
     name: str
     starting_score: int
-    total: int
-    rank: int
+    total: int = PField(description="Starting score plus every round's points.")
+    rank: int = PField(description="1 for the top total; equal totals share a rank (1, 1, 3).")
 
 
 class ScorePublic(BaseModel):
     player_id: int
     dutch: int
     blitz: int
-    points: int
-    total: int
+    points: int = PField(description="This round's points under the game's rules.")
+    total: int = PField(description="The player's running total after this round.")
 
 
 class RoundPublic(BaseModel):
-    number: int
+    number: int = PField(description="1 for the first round; deleting a round renumbers the later ones.")
     scores: list[ScorePublic]
 
 
 class GamePublic(BaseModel):
-    id: str
+    id: str = PField(description="The game's id, as in its links.")
     name: str
-    version: int
+    version: int = PField(description='Bumped by every change; the ETag is `"<version>"`.')
     created_at: datetime
-    updated_at: datetime
+    updated_at: datetime = PField(description="When the game last changed.")
     status: Literal["playing", "finished"]
-    winners: list[int]
-    tie_break: bool  # true while a tie-break round is due (play_on and the top is tied)
-    leaders: list[int]
+    winners: list[int] = PField(description="Player ids; more than one only with `tie_break: shared`.")
+    tie_break: bool = PField(description="True while a tie-break round is due (play_on and the top is tied).")
+    leaders: list[int] = PField(description="Player ids holding the top total now.")
     rules: RulesPublic
-    players: list[PlayerPublic]  # in seating order
+    players: list[PlayerPublic] = PField(description="In seating order.")
     rounds: list[RoundPublic]
 
 
 class GameUrls(BaseModel):
-    view: str
-    edit: str
+    view: str = PField(description="The view link: anyone with it watches the game live.")
+    edit: str = PField(description="The edit link: it hands the edit key to a browser. Keep it secret.")
 
 
 class GameCreated(GamePublic):
-    edit_key: str
+    edit_key: str = PField(description="The secret that changes this game (Authorization: Bearer). Shown only here.")
     urls: GameUrls
 
 
 class FieldError(BaseModel):
-    field: str
-    message: str
+    field: str = PField(description='Where in the request: "players[1].name", "scores", "rules.target", a header.')
+    message: str = PField(description="What is wrong, for people.")
 
 
 class ProblemDetails(BaseModel):
-    type: str
-    title: str
-    status: int
-    detail: str
-    errors: list[FieldError] | None = None
-    request_id: str | None = None  # on a 500 or 503: the id in our logs (also the X-Request-ID header)
+    """RFC 9457 problem details, as application/problem+json."""
+
+    type: str = PField(description="A URI naming the kind of problem; stable, for programs.")
+    title: str = PField(description="A short summary of the kind of problem.")
+    status: int = PField(description="The HTTP status, repeated.")
+    detail: str = PField(description="What went wrong this time, for people.")
+    errors: list[FieldError] | None = PField(None, description="On 422: each problem and where it is.")
+    request_id: str | None = PField(
+        None, description="On a 500 or 503: the id in the server's logs (also the X-Request-ID header)."
+    )

@@ -46,30 +46,6 @@ TITLES = {
 }
 
 
-def declare_unavailable(app: FastAPI) -> None:
-    """Every /api operation can meet database trouble (app.errors_http answers it 503): say so in the
-    OpenAPI document, whichever module the route lives in."""
-    build = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = build()
-            for path, operations in schema.get("paths", {}).items():
-                if path.startswith("/api/"):
-                    for operation in operations.values():
-                        operation.setdefault("responses", {}).setdefault("503", UNAVAILABLE)
-        return app.openapi_schema or build()
-
-    app.openapi = openapi  # type: ignore[method-assign]
-
-
-UNAVAILABLE = {
-    "description": TITLES[503],
-    "headers": {"Retry-After": {"description": "Seconds to wait before trying again", "schema": {"type": "integer"}}},
-    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}},
-}
-
-
 def problem(
     status: int,
     detail: str,

@@ -66,14 +66,6 @@ class Credential:
     key: str | None
 
 
-def bearer_key(request: Request) -> Credential:
-    header = request.headers.get("authorization", "")
-    scheme, _, value = header.partition(" ")
-    if scheme.lower() == "bearer" and value.strip():
-        return Credential(value.strip())
-    return Credential(None)
-
-
 def cookie_key(request: Request, game_id: str) -> Credential:
     return Credential(request.cookies.get(edit_cookie_name(game_id)))
 

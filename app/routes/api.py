@@ -15,11 +15,13 @@ from app.jsonbody import StrictJsonRoute
 from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
 from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
-from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, IfNoneMatch, RoundNumber
+from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, IfNoneMatch, RoundNumber, operation_id
 from app.urls import urls_for
 from app.writes import Outcome, none_match
 
-router = APIRouter(prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute)
+router = APIRouter(
+    prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
+)
 
 
 def _answer(outcome: Outcome, request: Request) -> JSONResponse:

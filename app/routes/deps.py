@@ -8,10 +8,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Header, Path, Request
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from app.db import SessionDep
 from app.games import Games
-from app.security import Credential, bearer_key
+from app.security import Credential
 
 
 async def get_games(request: Request, session: SessionDep) -> Games:
@@ -47,4 +49,27 @@ IfNoneMatch = Annotated[
 ]
 
 
-BearerDep = Annotated[Credential, Depends(bearer_key)]
+# Declared as HTTP bearer auth in the OpenAPI document (Swagger's "Authorize" sends it; generated
+# clients take it as a token). auto_error=False: a missing key is the use case's 401, with
+# WWW-Authenticate, and a wrong one its 403, as before.
+_edit_key = HTTPBearer(
+    auto_error=False,
+    scheme_name="editKey",
+    description="The game's edit key (`edit_key` in the answer that created the game, or its edit link's "
+    "last part): `Authorization: Bearer <edit key>`.",
+)
+
+
+async def bearer_credential(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_edit_key)],
+) -> Credential:
+    key = credentials.credentials.strip() if credentials else ""
+    return Credential(key or None)
+
+
+BearerDep = Annotated[Credential, Depends(bearer_credential)]
+
+
+def operation_id(route: APIRoute) -> str:
+    """Stable, human-named operationIds: the route function's name (create_game, add_round, ...)."""
+    return route.name

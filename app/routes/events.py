@@ -22,10 +22,10 @@ from app.limits import StreamSlots
 from app.models import ProblemDetails
 from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
-from app.routes.deps import GameId
+from app.routes.deps import GameId, operation_id
 from app.views import current_versions
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 RETRY_MS = 2000
 # A refused stream: when an API client may ask again. The view page polls meanwhile, and htmx's SSE

@@ -9,9 +9,9 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.problems import problem_responses
-from app.routes.deps import GameId, GamesDep
+from app.routes.deps import GameId, GamesDep, operation_id
 
-router = APIRouter()
+router = APIRouter(generate_unique_id_function=operation_id)
 
 # A spreadsheet runs a cell that starts with one of these as a formula ("CSV injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -1,0 +1,77 @@
+"""The OpenAPI document as client generators want it, finished in one place after FastAPI builds it:
+every /api answer that can be a problem is `application/problem+json` only, every operation declares
+the 503 that database trouble gives, and the headers clients act on are declared (ETag, Location,
+Retry-After, Idempotent-Replayed), with the 304 that If-None-Match gets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.problems import PROBLEM_JSON, TITLES
+
+_ETAG = {
+    "description": 'The game\'s version, `"<version>"`: send it as `If-Match` with a change, or as '
+    "`If-None-Match` to read again only when it changed.",
+    "schema": {"type": "string", "examples": ['"3"']},
+}
+_LOCATION = {"description": "Where the new game is read (GET).", "schema": {"type": "string", "format": "uri"}}
+_RETRY_AFTER = {"description": "Seconds to wait before trying again.", "schema": {"type": "integer"}}
+_REPLAYED = {
+    "description": "`true` when this is the first answer to an earlier request with the same Idempotency-Key "
+    "(nothing changed again).",
+    "schema": {"type": "string", "enum": ["true"]},
+}
+_PROBLEM_SCHEMA = {"$ref": "#/components/schemas/ProblemDetails"}
+UNAVAILABLE = {
+    "description": TITLES[503],
+    "headers": {"Retry-After": _RETRY_AFTER},
+    "content": {PROBLEM_JSON: {"schema": _PROBLEM_SCHEMA}},
+}
+
+
+def finish(schema: dict[str, Any]) -> dict[str, Any]:
+    for path, operations in schema.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            responses.setdefault("503", UNAVAILABLE)
+            for status, response in responses.items():
+                content = response.get("content", {})
+                if PROBLEM_JSON in content:  # FastAPI adds application/json for the model as well
+                    content.pop("application/json", None)
+                    content[PROBLEM_JSON].setdefault("schema", _PROBLEM_SCHEMA)
+                headers = response.setdefault("headers", {})
+                if status == "401":
+                    headers.setdefault(
+                        "WWW-Authenticate", {"description": '`Bearer realm="blitzboard"`', "schema": {"type": "string"}}
+                    )
+                if status in ("429", "503"):
+                    headers.setdefault("Retry-After", _RETRY_AFTER)
+                if status.startswith("2") and "application/json" in content:
+                    headers["ETag"] = _ETAG
+                    if method != "get":
+                        headers["Idempotent-Replayed"] = _REPLAYED
+                if status == "201" and path == "/api/v1/games":
+                    headers["Location"] = _LOCATION
+                if not headers:
+                    del response["headers"]
+            if method == "get" and "ETag" in responses.get("200", {}).get("headers", {}):
+                responses.setdefault(
+                    "304",
+                    {"description": "Not modified: the If-None-Match ETag is current", "headers": {"ETag": _ETAG}},
+                )
+    return schema
+
+
+def finish_openapi(app: FastAPI) -> None:
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = finish(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
