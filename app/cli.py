@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 
 import uvicorn
 from pydantic import ValidationError
 
-from app.config import environment_variables, get_settings, package_version, settings_error
+from app.config import Settings, environment_variables, get_settings, package_version, settings_error
 from app.db import make_engine
+from app.lan import announcement, lan_url
 from app.limits import raise_open_file_limit
 from app.migrations import upgrade
 from app.server import uvicorn_options
@@ -35,6 +37,20 @@ def _settings_help() -> str:
     )
 
 
+def serve_the_lan(settings: Settings, port: int) -> Settings:
+    """Announce the LAN address, and make it the public address of every worker (they read the
+    environment) unless one is configured."""
+    url = settings.public_url or lan_url(port)
+    if url is None:
+        print("No local network found: serving every interface; phones need this machine's address.", flush=True)
+        return settings
+    if not settings.public_url:
+        os.environ["BLITZBOARD_PUBLIC_URL"] = url
+        settings = settings.model_copy(update={"public_url": url})
+    print(announcement(url), flush=True)
+    return settings
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="blitzboard",
@@ -53,6 +69,12 @@ def main(argv: list[str] | None = None) -> None:
         default=1,
         help="server processes; more than one needs PostgreSQL (DATABASE_URL) for live updates to reach all",
     )
+    serve.add_argument(
+        "--lan",
+        action="store_true",
+        help="serve the local network: listen on every interface, print the address (and a QR code) phones "
+        "open, and use it in share links unless BLITZBOARD_PUBLIC_URL is set",
+    )
     commands.add_parser("migrate", help="apply the database migrations and exit")
     args = parser.parse_args(argv)
 
@@ -68,7 +90,10 @@ def main(argv: list[str] | None = None) -> None:
         # Raised here, before uvicorn starts, so that worker processes inherit it and the connection
         # cap can be set under it; each app raises it again in its lifespan (servers started otherwise).
         open_files = raise_open_file_limit()
-        options = uvicorn_options(settings, host=args.host, port=args.port, workers=args.workers, open_files=open_files)
+        host = "0.0.0.0" if args.lan else args.host
+        if args.lan:
+            settings = serve_the_lan(settings, args.port)
+        options = uvicorn_options(settings, host=host, port=args.port, workers=args.workers, open_files=open_files)
         uvicorn.run("app.main:create_app", **options)
 
 
