@@ -4,7 +4,6 @@ every setting's environment variable."""
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 
 import uvicorn
@@ -14,6 +13,7 @@ from app.config import Settings, environment_variables, get_settings, package_ve
 from app.db import make_engine
 from app.lan import announcement, lan_url
 from app.limits import raise_open_file_limit
+from app.logs import configure as configure_logging
 from app.migrations import upgrade
 from app.server import uvicorn_options
 
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> None:
         settings = get_settings()
     except ValidationError as error:
         parser.exit(2, f"blitzboard: {settings_error(error)}\n")
-    logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
     migrate()
     if args.command == "serve":
         if args.workers > 1 and settings.database_url.startswith("sqlite"):

@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     # Trust X-Forwarded-For / X-Forwarded-Proto from these addresses (a reverse proxy in front).
     forwarded_allow_ips: str = "127.0.0.1"
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    # text: one readable line per event (UTC timestamp, level, logger, message, request id); json: one
+    # JSON object per line, for a log collector.
+    log_format: Literal["text", "json"] = "text"
     # Strict-Transport-Security max-age on answers to HTTPS requests (never over plain HTTP); 0: not sent.
     hsts_seconds: int = Field(default=31_536_000, ge=0)
     # SQLite: FULL syncs the log at every commit, so a saved round survives a power cut or an OS

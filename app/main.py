@@ -19,6 +19,7 @@ from app.headers import SecurityHeaders
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
+from app.logs import LogFormat, formatter
 from app.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
 from app.openapi import finish_openapi
 from app.problems import install_problem_handlers
@@ -43,7 +44,7 @@ Keep score of Dutch Blitz games from your own program.
 """
 
 
-def _log_to_stderr_unless_configured(level: str) -> None:
+def _log_to_stderr_unless_configured(level: str, log_format: LogFormat) -> None:
     """Our own log lines (the access log among them) at BLITZBOARD_LOG_LEVEL, even when nobody set up logging.
 
     `blitzboard serve` configures logging before it starts uvicorn; a server started any other way
@@ -54,7 +55,7 @@ def _log_to_stderr_unless_configured(level: str) -> None:
     logger.setLevel(level.upper())
     if not logger.hasHandlers():
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(formatter(log_format))
         logger.addHandler(handler)
 
 
@@ -63,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        _log_to_stderr_unless_configured(settings.log_level)
+        _log_to_stderr_unless_configured(settings.log_level, settings.log_format)
         # Bounds on what clients can hold (app.limits): at start-up, never at import.
         _, app.state.streams.total = capacity(settings, raise_open_file_limit())
         quiet_repeats = install_repeat_filter(settings.log_repeat_seconds)

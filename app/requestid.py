@@ -12,6 +12,8 @@ import secrets
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.logs import current_request_id
+
 REQUEST_ID_HEADER = "X-Request-ID"
 SCOPE_KEY = "blitzboard.request_id"
 # Short and plain: it goes into log lines and headers, so nothing that could break either.
@@ -47,10 +49,14 @@ class RequestId:
             return
         request_id = incoming_request_id(scope) or new_request_id()
         scope[SCOPE_KEY] = request_id
+        token = current_request_id.set(request_id)  # every log line of this request names it
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
                 MutableHeaders(scope=message)[REQUEST_ID_HEADER] = request_id
             await send(message)
 
-        await self.app(scope, receive, send_with_id)
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            current_request_id.reset(token)

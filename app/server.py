@@ -24,6 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from app.config import Settings
 from app.limits import capacity
+from app.logs import logging_config
 
 log = logging.getLogger("blitzboard.server")
 
@@ -187,6 +188,7 @@ def uvicorn_options(settings: Settings, *, host: str, port: int, workers: int, o
         "proxy_headers": True,
         "forwarded_allow_ips": settings.forwarded_allow_ips,
         "log_level": settings.log_level,
+        "log_config": logging_config(settings.log_level, settings.log_format),
         "timeout_graceful_shutdown": 5,
         "timeout_keep_alive": settings.keep_alive_seconds,
         "limit_concurrency": connections,

@@ -1,0 +1,67 @@
+"""Log lines carry a UTC timestamp and the request they belong to; BLITZBOARD_LOG_FORMAT=json writes one
+JSON object per line, uvicorn's own lines included."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+
+import httpx
+
+from app.logs import JsonFormatter, TextFormatter, current_request_id
+from tests.servers import migrated, running_server
+
+TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
+
+
+def record(message: str, name: str = "blitzboard.test") -> logging.LogRecord:
+    return logging.LogRecord(name, logging.WARNING, __file__, 1, message, (), None)
+
+
+def test_a_text_line_has_time_level_logger_and_the_current_request():
+    assert re.fullmatch(rf"{TIMESTAMP} WARNING blitzboard.test: hello", TextFormatter().format(record("hello")))
+    token = current_request_id.set("req-42")
+    try:
+        line = TextFormatter().format(record("inside a request"))
+        already = TextFormatter().format(record("done request_id=req-42"))
+    finally:
+        current_request_id.reset(token)
+    assert line.endswith("inside a request request_id=req-42")
+    assert already.count("request_id=") == 1  # the access log names it itself
+
+
+def test_a_json_line_is_one_object():
+    token = current_request_id.set("req-7")
+    try:
+        entry = json.loads(JsonFormatter().format(record('say "hi"\nand more')))
+    finally:
+        current_request_id.reset(token)
+    assert re.fullmatch(TIMESTAMP, entry.pop("time"))
+    assert entry == {
+        "level": "WARNING",
+        "logger": "blitzboard.test",
+        "message": 'say "hi"\nand more',
+        "request_id": "req-7",
+    }
+
+
+def test_a_server_with_json_logs_writes_only_json_lines_naming_each_request(tmp_path: Path):
+    database = migrated(f"sqlite:///{tmp_path / 'logs.db'}")
+    env = {"BLITZBOARD_LOG_FORMAT": "json", "BLITZBOARD_LOG_LEVEL": "info"}
+    with running_server(database, tmp_path / "server.log", env=env) as server:
+        assert httpx.get(server.url + "/nothing-here", headers={"X-Request-ID": "trace-me-1"}).status_code == 404
+    lines = [line for line in server.output().splitlines() if line.strip()]
+    entries = [json.loads(line) for line in lines]  # every line, uvicorn's too, is JSON
+    assert any(e["logger"].startswith("uvicorn") for e in entries)
+    (access,) = [e for e in entries if e["logger"] == "blitzboard.access" and "/nothing-here" in e["message"]]
+    assert access["request_id"] == "trace-me-1" and re.fullmatch(TIMESTAMP, access["time"])
+
+
+def test_text_logs_have_timestamps_too(tmp_path: Path):
+    database = migrated(f"sqlite:///{tmp_path / 'logs.db'}")
+    with running_server(database, tmp_path / "server.log", env={"BLITZBOARD_LOG_LEVEL": "info"}) as server:
+        httpx.get(server.url + "/healthz", headers={"X-Request-ID": "trace-me-2"})
+    (line,) = [line for line in server.output().splitlines() if "GET /healthz" in line and "trace-me-2" in line]
+    assert re.match(rf"{TIMESTAMP} INFO blitzboard.access: ", line)
