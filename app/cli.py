@@ -1,19 +1,23 @@
-"""`blitzboard serve` (migrate, then serve) and `blitzboard migrate`; `--version`, and `--help` with
-every setting's environment variable."""
+"""`blitzboard serve` (migrate, then serve), `blitzboard migrate`, `blitzboard backup` and `blitzboard
+prune` (their work is in app/maintenance.py); `--version`, and `--help` with every setting's
+environment variable."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 import uvicorn
 from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
 
 from app.config import Settings, environment_variables, get_settings, package_version, settings_error
 from app.db import make_engine
 from app.lan import announcement, lan_url
 from app.limits import raise_open_file_limit
 from app.logs import configure as configure_logging
+from app.maintenance import MAX_DAYS, MaintenanceError, backup, prune
 from app.migrations import upgrade
 from app.server import uvicorn_options
 
@@ -51,6 +55,16 @@ def serve_the_lan(settings: Settings, port: int) -> Settings:
     return settings
 
 
+def _days(value: str) -> int:
+    try:
+        days = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of days: {value!r}") from None
+    if not 1 <= days <= MAX_DAYS:
+        raise argparse.ArgumentTypeError(f"takes 1 to {MAX_DAYS} days, not {days}")
+    return days
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="blitzboard",
@@ -76,6 +90,19 @@ def main(argv: list[str] | None = None) -> None:
         "open, and use it in share links unless BLITZBOARD_PUBLIC_URL is set",
     )
     commands.add_parser("migrate", help="apply the database migrations and exit")
+    saving = commands.add_parser(
+        "backup",
+        help="SQLite: copy the live database to PATH, safely while the server writes; "
+        "PostgreSQL: print the pg_dump command to use",
+    )
+    saving.add_argument("path", type=Path, metavar="PATH")
+    saving.add_argument("--force", action="store_true", help="replace PATH (and PATH.secret) when it exists")
+    saving.add_argument(
+        "--with-secret", action="store_true", help="also copy the server secret file to PATH.secret (mode 0600)"
+    )
+    pruning = commands.add_parser("prune", help="delete the games nobody has changed for DAYS days")
+    pruning.add_argument("--older-than", type=_days, required=True, metavar="DAYS", help="at least 1")
+    pruning.add_argument("--dry-run", action="store_true", help="only count the games that would be deleted")
     args = parser.parse_args(argv)
 
     try:
@@ -83,6 +110,19 @@ def main(argv: list[str] | None = None) -> None:
     except ValidationError as error:
         parser.exit(2, f"blitzboard: {settings_error(error)}\n")
     configure_logging(settings.log_level, settings.log_format)
+    if args.command in ("backup", "prune"):
+        # Neither migrates: a backup is the database as it is, and prune refuses one that is not at head.
+        try:
+            if args.command == "backup":
+                print(backup(settings, args.path, force=args.force, with_secret=args.with_secret))
+            else:
+                print(prune(settings, args.older_than, dry_run=args.dry_run))
+        except MaintenanceError as error:
+            parser.exit(1, f"blitzboard {args.command}: {error}\n")
+        except OperationalError as error:  # the database can't be reached: its first line, no traceback
+            reason = (str(error.orig).strip().splitlines() or [""])[0]
+            parser.exit(1, f"blitzboard {args.command}: the database: {type(error.orig).__name__}: {reason}\n")
+        return
     migrate()
     if args.command == "serve":
         if args.workers > 1 and settings.database_url.startswith("sqlite"):

@@ -93,6 +93,11 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played]:
     return game, players, played
 
 
+def snapshot_game_id(blob: bytes) -> str:
+    """The id of the game a snapshot is of (a creation's record names its game nowhere else)."""
+    return str(json.loads(zlib.decompress(blob))["id"])
+
+
 # --- the store --------------------------------------------------------------------------------------
 
 

@@ -58,9 +58,11 @@ def run(env_dir: Path, *args: str, cwd: Path, **env: str) -> subprocess.Complete
 
 
 def test_the_wheel_carries_templates_static_files_and_migrations(installed: Path, tmp_path: Path):
+    # Without PYTHONPATH (as `run` does): one pointing at the tree would import the tree's app instead.
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     where = subprocess.run(
         [installed / "bin" / "python", "-c", "import app, app.config; print(app.__file__); print(app.config.ROOT)"],
-        cwd=tmp_path, check=True, capture_output=True, text=True,
+        cwd=tmp_path, env=environment, check=True, capture_output=True, text=True,
     ).stdout.split()  # fmt: skip
     package = Path(where[0]).parent
     assert package.is_relative_to(installed) and Path(where[1]) == package  # not the source tree
