@@ -19,6 +19,12 @@ class GameNotFound(GameError):
     status, slug, title = 404, "not-found", "Not found"
 
 
+class GameGone(GameError):
+    """A game its scorekeeper deleted: 410 where a game that never was is 404."""
+
+    status, slug, title = 410, "gone", "Gone"
+
+
 class KeyMissing(GameError):
     status, slug, title = 401, "edit-key-missing", "Edit key missing"
 

@@ -15,17 +15,20 @@ from sqlmodel import select
 from app import scoring
 from app.db import begin_write, serial_writes
 from app.errors import (
+    GameError,
     GameIsOver,
     GameNotFound,
     InvalidInput,
     TooManyRounds,
 )
 from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, Idempotency, snapshot
-from app.models import Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore
+from app.live_pg import notify_in_transaction
+from app.models import DeletedGame, Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore
 from app.names import clean_name, game_name_problem
+from app.removal import creation_records, remove_games
 from app.security import Credential, hash_key, new_edit_key, new_game_id
-from app.views import GameView, Played, load_view, rules_of
-from app.writes import Outcome, UrlsFor, WriteTransactions
+from app.views import GameView, Played, load_view, missing_game, rules_of
+from app.writes import Outcome, UrlsFor, WriteTransactions, check_key, check_version
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
 RoundParser = Callable[[GameView], RoundIn]
@@ -65,12 +68,16 @@ class Games(WriteTransactions):
     def get(self, game_id: str) -> GameView:
         game = self.session.get(Game, game_id)
         if game is None:
-            raise GameNotFound(f"There is no game {game_id!r}.")
+            raise missing_game(self.session, game_id)
         return load_view(self.session, game)
 
     def version(self, game_id: str) -> int | None:
         """The game's version alone (None when there is no such game): one small query, no rounds."""
         return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
+
+    def missing(self, game_id: str) -> GameError:
+        """What to say of a game that is not there: 410 when its scorekeeper deleted it, else 404."""
+        return missing_game(self.session, game_id)
 
     def key_hash(self, game_id: str) -> str | None:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
@@ -283,6 +290,33 @@ class Games(WriteTransactions):
             new_key=new_key,
             urls_for=urls_for,
         )
+
+    def delete_game(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> None:
+        """Delete the game and everything of it; its id stays behind so its links answer 410 Gone.
+        Every viewer hears of it (a last version event), and their pages find it gone."""
+        session = self.session
+
+        def run() -> Outcome:
+            with serial_writes(session):
+                begin_write(session)
+                try:
+                    game = self._locked(game_id)
+                    check_key(game, credential)
+                    check_version(game, if_match)
+                    last = game.version + 1
+                    creations = {game_id: creation_records(session).get(game_id, [])}
+                    remove_games(session, [game_id], creations)
+                    session.add(DeletedGame(id=game_id))
+                    notify_in_transaction(session, game_id, last)
+                    self._committing = True
+                    session.commit()
+                except BaseException:
+                    session.rollback()
+                    raise
+            self.broker.publish(game_id, last)
+            return Outcome(204, {"version": last}, None)
+
+        self._attempts(run)
 
     @staticmethod
     def _round(view: GameView, number: int) -> int:

@@ -32,15 +32,15 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import delete, func, inspect
+from sqlalchemy import func, inspect
 from sqlalchemy.engine import URL, make_url
 from sqlmodel import Session, select
 
 from app.config import Settings
 from app.db import begin_write, make_engine
-from app.idempotency import NEW_GAME_SCOPE, snapshot_game_id
 from app.migrations import head_revision
-from app.models import Game, IdempotencyRecord, Player, Round, RoundScore, utcnow
+from app.models import Game, utcnow
+from app.removal import creation_records, remove_games
 from app.sealing import default_secret_file
 
 MAX_DAYS = 36_500
@@ -250,14 +250,8 @@ def _check_migrated(session: Session) -> None:
 def _delete_games_before(session: Session, cutoff: datetime) -> int:
     """Delete old games in batches, each one write transaction (BEGIN IMMEDIATE on SQLite; on
     PostgreSQL the games' rows locked, and a game a save changed meanwhile is looked at again and
-    kept). The tables' ON DELETE CASCADE would take the players and rounds too; they are deleted
-    explicitly anyway, so nothing depends on SQLite's foreign_keys pragma being on."""
-    # A creation's replay record is scoped "new-game", not to its game: find its game in the snapshot.
-    creations: dict[str, list[str]] = {}
-    for key, blob in session.exec(
-        select(IdempotencyRecord.key, IdempotencyRecord.snapshot).where(IdempotencyRecord.scope == NEW_GAME_SCOPE)
-    ):
-        creations.setdefault(snapshot_game_id(blob), []).append(key)
+    kept), with every row they own (app.removal)."""
+    creations = creation_records(session)
     session.rollback()
 
     deleted = 0
@@ -276,18 +270,7 @@ def _delete_games_before(session: Session, cutoff: datetime) -> int:
             if not ids:
                 session.rollback()
                 return deleted
-            rounds = select(Round.id).where(Round.game_id.in_(ids))
-            session.exec(delete(RoundScore).where(RoundScore.round_id.in_(rounds)))
-            session.exec(delete(Round).where(Round.game_id.in_(ids)))
-            session.exec(delete(Player).where(Player.game_id.in_(ids)))
-            session.exec(delete(IdempotencyRecord).where(IdempotencyRecord.scope.in_(ids)))
-            if keys := [key for game_id in ids for key in creations.get(game_id, [])]:
-                session.exec(
-                    delete(IdempotencyRecord).where(
-                        IdempotencyRecord.scope == NEW_GAME_SCOPE, IdempotencyRecord.key.in_(keys)
-                    )
-                )
-            session.exec(delete(Game).where(Game.id.in_(ids)))
+            remove_games(session, ids, creations)
             session.commit()
         except BaseException:
             session.rollback()

@@ -42,6 +42,14 @@ class Game(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
 
+class DeletedGame(SQLModel, table=True):
+    """A game its scorekeeper deleted: only its id and when, so its links answer 410 Gone, not 404."""
+
+    __tablename__ = "deleted_game"
+    id: str = Field(sa_column=Column(String(32), primary_key=True))
+    deleted_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
 class Player(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(

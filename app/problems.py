@@ -37,6 +37,7 @@ TITLES = {
     404: "Unknown game or round",
     405: "Method not allowed",
     409: "The game is over",
+    410: "The game was deleted",
     412: "Stale If-Match",
     413: "Body over the size limit",
     415: "Unsupported media type",

@@ -14,7 +14,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from app import scoring
-from app.models import Game, Player, Round, RoundScore
+from app.errors import GameError, GameGone, GameNotFound
+from app.models import DeletedGame, Game, Player, Round, RoundScore
 
 # Rounds as stored: (round id, each player's cards), in the order played.
 Played = list[tuple[int, list[scoring.Score]]]
@@ -158,3 +159,16 @@ def scored_view(game: Game, players: list[Player], played: Played) -> GameView:
         [scores for _, scores in played],
     )
     return GameView(game, players, [round_id for round_id, _ in played], state)
+
+
+def missing_game(session: Session, game_id: str) -> GameError:
+    """What to say of a game that is not there: deleted by its scorekeeper (410), or never was (404)."""
+    if session.get(DeletedGame, game_id) is not None:
+        return GameGone("This game was deleted by its scorekeeper.")
+    return GameNotFound(f"There is no game {game_id!r}.")
+
+
+def was_deleted(engine: Engine, game_id: str) -> bool:
+    """For event streams, which outlive any request's session."""
+    with Session(engine) as session:
+        return session.get(DeletedGame, game_id) is not None

@@ -19,14 +19,14 @@ from sqlmodel import Session, select
 
 from app.config import Settings
 from app.db import begin_write, serial_writes
-from app.errors import GameNotFound, KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
+from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
 from app.idempotency import ROTATE, WRITE, Idempotency, Replays, restore, snapshot
 from app.live import Broker
 from app.live_pg import notify_in_transaction
 from app.models import Game, IdempotencyRecord, utcnow
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, key_matches
-from app.views import GameView, Played, load_view, scored_view
+from app.views import GameView, Played, load_view, missing_game, scored_view
 
 log = logging.getLogger("blitzboard.games")
 
@@ -65,6 +65,18 @@ def none_match(if_none_match: str | None, etag: str) -> bool:
     return any(c.strip() in ("*", tag, "W/" + tag) for c in if_none_match.split(","))
 
 
+def check_key(game: Game, credential: Credential) -> None:
+    if not credential.key:
+        raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
+    if not key_matches(credential.key, game.edit_key_hash):
+        raise KeyWrong("That is not this game's edit key.")
+
+
+def check_version(game: Game, if_match: str | None) -> None:
+    if if_match is not None and not etag_matches(if_match, game.version):
+        raise VersionMismatch(f"The game is at version {game.version}, not {if_match}: load it again and retry.")
+
+
 class WriteTransactions:
     """The machinery of every write; app.games.Games adds the use cases."""
 
@@ -93,6 +105,13 @@ class WriteTransactions:
                     "database connection lost before COMMIT; running the write again (%s)", type(error.orig).__name__
                 )
         raise AssertionError("unreachable")
+
+    def _locked(self, game_id: str) -> Game:
+        """The game's row, locked for this write transaction (404, or 410 for a deleted game)."""
+        game = self.session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+        if game is None:
+            raise missing_game(self.session, game_id)
+        return game
 
     def _write(
         self,
@@ -129,9 +148,7 @@ class WriteTransactions:
             with serial_writes(session):
                 begin_write(session)
                 try:
-                    game = session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
-                    if game is None:
-                        raise GameNotFound(f"There is no game {game_id!r}.")
+                    game = self._locked(game_id)
                     if operation == ROTATE and idempotency:
                         record = replays.find_rotation(game_id, key, mac, game.version)
                         if record is not None and (
@@ -139,18 +156,12 @@ class WriteTransactions:
                         ):
                             session.rollback()
                             return outcome
-                    if not credential.key:
-                        raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
-                    if not key_matches(credential.key, game.edit_key_hash):
-                        raise KeyWrong("That is not this game's edit key.")
+                    check_key(game, credential)
                     if idempotency and (record := replays.find(game_id, key, mac)):
                         outcome = self._replayed(record, idempotency, urls_for)
                         session.rollback()
                         return outcome
-                    if if_match is not None and not etag_matches(if_match, game.version):
-                        raise VersionMismatch(
-                            f"The game is at version {game.version}, not {if_match}: load it again and retry."
-                        )
+                    check_version(game, if_match)
                     before = load_view(session, game)
                     played = change(before)  # the rounds after the change (None: unchanged)
                     game.version += 1

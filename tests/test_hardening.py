@@ -148,7 +148,7 @@ def test_malformed_json_is_still_a_422_on_the_body(client: TestClient):
         ("GET", f"{API}/games/abc/rounds/1", {"PUT", "DELETE"}),
         ("POST", f"{API}/games/abc/rounds/1", {"PUT", "DELETE"}),
         ("GET", f"{API}/games/abc/rounds", {"POST"}),
-        ("DELETE", f"{API}/games/abc", {"GET", "PATCH"}),
+        ("PUT", f"{API}/games/abc", {"GET", "PATCH", "DELETE"}),
         ("PUT", "/g/abc", {"GET"}),
     ],
 )

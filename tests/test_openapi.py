@@ -24,6 +24,7 @@ OPERATIONS = {
     ("post", "/api/v1/games"): "create_game",
     ("get", "/api/v1/games/{game_id}"): "get_game",
     ("patch", "/api/v1/games/{game_id}"): "update_game",
+    ("delete", "/api/v1/games/{game_id}"): "delete_game",
     ("post", "/api/v1/games/{game_id}/rounds"): "add_round",
     ("put", "/api/v1/games/{game_id}/rounds/{number}"): "replace_round",
     ("delete", "/api/v1/games/{game_id}/rounds/{number}"): "delete_round",
@@ -31,7 +32,7 @@ OPERATIONS = {
     ("get", "/api/v1/games/{game_id}/events"): "game_events",
     ("get", "/api/v1/games/{game_id}/export.csv"): "export_csv",
 }
-NEEDS_THE_KEY = {"update_game", "add_round", "replace_round", "delete_round", "rotate_key"}
+NEEDS_THE_KEY = {"update_game", "delete_game", "add_round", "replace_round", "delete_round", "rotate_key"}
 
 
 @pytest.fixture

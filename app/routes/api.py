@@ -63,7 +63,7 @@ def create_game(
 @router.get(
     "/games/{game_id}",
     response_model=GamePublic,
-    responses=problem_responses(404, 422),
+    responses=problem_responses(404, 410, 422),
     summary="Read a game",
     description='No key needed. The `ETag` header is `"<version>"`; send it as `If-None-Match` to get 304 Not '
     "Modified (no body, nothing re-read but the version) while the game has not changed.",
@@ -75,7 +75,7 @@ def get_game(game_id: GameId, games: GamesDep, if_none_match: IfNoneMatch = None
     return JSONResponse(view.public(), headers={"ETag": f'"{view.game.version}"'})
 
 
-_WRITE_ERRORS = problem_responses(401, 403, 404, 412, 413, 422, 429)
+_WRITE_ERRORS = problem_responses(401, 403, 404, 410, 412, 413, 422, 429)
 
 
 @router.patch(
@@ -103,7 +103,7 @@ def update_game(
     "/games/{game_id}/rounds",
     status_code=201,
     response_model=GamePublic,
-    responses=problem_responses(401, 403, 404, 409, 412, 413, 422, 429),
+    responses=problem_responses(401, 403, 404, 409, 410, 412, 413, 422, 429),
     summary="Add a round",
     description="One score per player: Dutch cards played and Blitz cards left. 409 once the game is over.",
 )
@@ -185,3 +185,17 @@ def rotate_key(
     idempotency = Idempotency.of(idempotency_key, "POST /key")
     outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
+
+
+@router.delete(
+    "/games/{game_id}",
+    status_code=204,
+    responses=problem_responses(401, 403, 404, 410, 412, 422, 429),
+    summary="Delete a game",
+    description="The game, its players, rounds and replay records are deleted for good; its links (and "
+    "this URL) then answer 410 Gone. Every open event stream gets a last `version` event. Deleting again "
+    "answers 410.",
+)
+def delete_game(game_id: GameId, games: GamesDep, credential: BearerDep, if_match: IfMatch = None) -> Response:
+    games.delete_game(game_id, credential, if_match=if_match)
+    return Response(status_code=204)

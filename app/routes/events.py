@@ -23,7 +23,7 @@ from app.models import ProblemDetails
 from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
 from app.routes.deps import GameId, operation_id
-from app.views import current_versions
+from app.views import current_versions, was_deleted
 
 router = APIRouter(generate_unique_id_function=operation_id)
 
@@ -64,6 +64,7 @@ def _current_version(engine, game_id: str) -> int | None:
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "An event stream"},
         404: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": "Unknown game"},
+        410: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": "The game was deleted"},
         422: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": "Invalid id"},
         429: {
             "model": ProblemDetails,
@@ -97,6 +98,8 @@ async def game_events(request: Request, game_id: GameId) -> Response:
         raise
     if version is None:
         slots.release(client)
+        if await run_in_threadpool(was_deleted, engine, game_id):
+            return problem(410, "This game was deleted by its scorekeeper.", slug="gone", title="Gone")
         return problem(404, f"There is no game {game_id!r}.", slug="not-found", title="Not found")
 
     shutting_down = anyio.Event()  # sse-starlette sets it when the server begins to shut down

@@ -28,7 +28,10 @@ def spreadsheet_safe(text: str) -> str:
     description="One row per round (and the starting scores): each player's Dutch cards, Blitz cards left, "
     "points and running total.",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {}}, "description": "The game as CSV"}, **problem_responses(404, 422)},
+    responses={
+        200: {"content": {"text/csv": {}}, "description": "The game as CSV"},
+        **problem_responses(404, 410, 422),
+    },
 )
 def export_csv(game_id: GameId, games: GamesDep) -> Response:
     view = games.get(game_id)

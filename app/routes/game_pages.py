@@ -34,6 +34,7 @@ from app.routes.deps import GameId, GamesDep, RoundNumber
 from app.security import (
     STALE_KEY,
     cookie_key,
+    edit_cookie_name,
     keeper_credential,
     key_matches,
     set_edit_cookie,
@@ -90,6 +91,7 @@ def keeper_page(
     edit: int | None = None,
     delete: int | None = None,
     handover: bool = False,
+    delete_game: bool = False,
 ) -> HTMLResponse:
     view = games.get(game_id)
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
@@ -98,6 +100,7 @@ def keeper_page(
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
     context = game_context(request, view, keeper=True, form=form, confirm_delete=confirm, handover=handover)
+    context["confirm_delete_game"] = delete_game and not confirm
     return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
 
 
@@ -116,7 +119,7 @@ def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: Gam
     """The edit link: remember the key in an HttpOnly cookie, then leave the URL that carries it."""
     key_hash = games.key_hash(game_id)
     if key_hash is None:
-        return error_page(request, 404, f"There is no game {game_id!r}.")
+        raise games.missing(game_id)
     if not key_matches(edit_key, key_hash):
         if wait := wrong_key_wait(request):
             return too_many_page(request, wait)
@@ -218,6 +221,22 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
             status=409,
         )
     return _keeper_answer(request, games, game_id)
+
+
+@router.post("/g/{game_id}/delete", name="delete_game_page")
+async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """Delete the game (after the confirmation), then show its view link, which now says it is gone."""
+    form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    try:
+        games.delete_game(game_id, credential, if_match=form.get("version") or None)
+    except VersionMismatch:
+        return _keeper_answer(
+            request, games, game_id, message="The game changed on another device; it was not deleted.", status=409
+        )
+    response = go(request, request.app.url_path_for("view_page", game_id=game_id))
+    response.delete_cookie(edit_cookie_name(game_id), path="/")
+    return response
 
 
 @router.post("/g/{game_id}/rules", name="rules_page")

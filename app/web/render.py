@@ -81,12 +81,15 @@ def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
     """The error page; for htmx, only the message, aimed at the page's #request-error by HX-Retarget
     and HX-Reswap, so what was on screen (a half-typed round) stays as it was."""
     htmx = is_htmx(request)
+    headers = REQUEST_ERROR if htmx else None
+    if htmx and status == 410:  # the game was deleted: the page reloads and says so, live updates end
+        headers = {"HX-Refresh": "true"}
     response = templates.TemplateResponse(
         request,
         "_problem.html" if htmx else "error.html",
         {"status": status, "detail": detail},
         status_code=status,
-        headers=REQUEST_ERROR if htmx else None,
+        headers=headers,
     )
     response.headers["Vary"] = "HX-Request"
     return response
