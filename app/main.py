@@ -25,7 +25,7 @@ from app.openapi import finish_openapi
 from app.problems import install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
-from app.routes import api, events, export, game_pages, health, start
+from app.routes import api, docs, events, export, game_pages, health, start
 from app.sealing import Sealer, load_secret
 from app.views import current_versions
 from app.web.render import error_page, refused_page
@@ -94,7 +94,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.engine.dispose()
             quiet_repeats()
 
-    app = FastAPI(title="Blitzboard", version=package_version(), description=API_DESCRIPTION, lifespan=lifespan)
+    # The interactive docs are served by app/routes/docs.py from vendored files, not from FastAPI's CDN.
+    app = FastAPI(
+        title="Blitzboard",
+        version=package_version(),
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
     app.state.engine = make_engine(
         settings.database_url,
@@ -114,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)
+    app.include_router(docs.router)
     app.include_router(start.router)
     app.include_router(game_pages.router)
     install_problem_handlers(app, error_page, refused_page)

@@ -24,13 +24,23 @@ def test_vendored_scripts_are_pinned_with_their_licence_and_every_page_script_ex
 
     vendor = ROOT / "static" / "vendor"
     scripts = sorted(path.name for path in vendor.glob("*.js"))
-    assert scripts == ["htmx-2.0.11.min.js", "htmx-ext-sse-2.2.4.min.js"]
-    for name in scripts:
-        assert re.fullmatch(r"[a-z.-]+-\d+\.\d+\.\d+\.min\.js", name), name  # the version in the name
-        assert (vendor / name.replace(".min.js", ".LICENSE")).read_text().strip(), name
+    assert scripts == [
+        "htmx-2.0.11.min.js",  # htmx.org: dist/htmx.min.js
+        "htmx-ext-sse-2.2.4.min.js",  # htmx-ext-sse: dist/sse.min.js
+        "redoc-3.0.1.min.js",  # redoc: bundles/redoc.standalone.js (/redoc)
+        "swagger-ui-5.35.0.min.js",  # swagger-ui-dist: swagger-ui-bundle.js (/docs)
+    ]
+    assert sorted(path.name for path in vendor.glob("*.css")) == ["swagger-ui-5.35.0.min.css"]  # swagger-ui.css
+    for path in vendor.iterdir():
+        # The version in every name, and the package's licence beside every file.
+        release = re.fullmatch(r"([a-z-]+-\d+\.\d+\.\d+)\.(min\.js|min\.css|LICENSE)", path.name)
+        assert release, path.name
+        assert (vendor / f"{release[1]}.LICENSE").read_text().strip(), path.name
     assert (vendor / "htmx-ext-sse-2.2.4.min.js").read_text().startswith('(function(){var g;htmx.defineExtension("sse"')
+    assert "Version: 3.0.1" in (vendor / "redoc-3.0.1.min.js").read_text()[:300]
+    assert '"5.35.0"' in (vendor / "swagger-ui-5.35.0.min.js").read_text()
     game: GameHandle = make_game()
-    for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1"):
+    for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1", "/docs", "/redoc"):
         page = BeautifulSoup(client.get(url).text, "html.parser")
         for script in page.select("script[src]"):
             assert client.get(script["src"]).status_code == 200, (url, script["src"])

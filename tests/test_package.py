@@ -58,15 +58,16 @@ def run(env_dir: Path, *args: str, cwd: Path, **env: str) -> subprocess.Complete
 
 
 def test_the_wheel_carries_templates_static_files_and_migrations(installed: Path, tmp_path: Path):
-    # Without PYTHONPATH (as `run` does): one pointing at the tree would import the tree's app instead.
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}  # a PYTHONPATH would find the tree
     where = subprocess.run(
         [installed / "bin" / "python", "-c", "import app, app.config; print(app.__file__); print(app.config.ROOT)"],
-        cwd=tmp_path, env=environment, check=True, capture_output=True, text=True,
+        cwd=tmp_path, env=clean, check=True, capture_output=True, text=True,
     ).stdout.split()  # fmt: skip
     package = Path(where[0]).parent
     assert package.is_relative_to(installed) and Path(where[1]) == package  # not the source tree
-    for part in ("templates/base.html", "static/app.js", "static/vendor/htmx-2.0.11.min.js", "alembic/env.py"):
+    parts = ("templates/base.html", "static/app.js", "static/vendor/htmx-2.0.11.min.js", "alembic/env.py")
+    docs = ("templates/api_docs.html", "static/docs.js", "static/vendor/redoc-3.0.1.min.js")  # /docs, /redoc
+    for part in parts + docs:
         assert (package / part).is_file(), part
     assert (package / "alembic.ini").is_file()
     assert list((package / "alembic" / "versions").glob("*.py"))

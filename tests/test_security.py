@@ -7,7 +7,9 @@ BeautifulSoup and judged by its elements and attributes, never by substrings of 
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
 import json
 import re
@@ -26,7 +28,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.headers import DOCS_CSP
-from app.security import content_security_policy
+from app.security import EMPTY_STYLE, content_security_policy
 from tests.helpers import (
     API,
     EVIL,
@@ -122,7 +124,7 @@ OUR_HX_ATTRIBUTES = {
 }
 OUR_SSE_URL = re.compile(r"/g/[A-Za-z0-9_-]+/events")
 OUR_HX_URL = re.compile(
-    r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key))?)(\?[a-z]+=\d+)?"
+    r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key|delete))?)(\?[a-z_]+=\d+)?"
 )
 
 
@@ -406,7 +408,8 @@ def test_every_response_carries_the_security_headers(app: FastAPI, client: TestC
         ("static htmx", client.get("/static/vendor/htmx-2.0.11.min.js"), 200, False),
         ("static icon", client.get("/static/icon.svg"), 200, False),
         ("static 404", client.get("/static/nope.js"), 404, False),
-        ("docs look-alike", client.get("/docs/oauth2-redirect"), 200, False),
+        ("docs look-alike", client.get("/docs/oauth2-redirect"), 404, False),  # no OAuth, no redirect page
+        ("swagger ui", client.get("/docs"), 200, False),  # Swagger UI needs nothing more than the app's policy
         ("docs with slash", client.get("/docs/", follow_redirects=False), 307, False),
         ("redoc with slash", client.get("/redoc/", follow_redirects=False), 307, False),
         ("api docs look-alike", client.get(f"{API}/docs"), 404, False),
@@ -438,15 +441,32 @@ def test_every_response_carries_the_security_headers(app: FastAPI, client: TestC
 
 
 @pytest.mark.parametrize("path", ["/docs", "/redoc", "/redoc?x=1"])
-def test_only_the_api_docs_load_from_a_cdn_and_still_cannot_be_framed(client: TestClient, path: str):
+def test_the_api_docs_run_only_this_sites_scripts_and_cannot_be_framed(client: TestClient, path: str):
     response = client.get(path)
     assert response.status_code == 200
-    assert response.headers["Content-Security-Policy"] == DOCS_CSP
-    assert csp_directives(response)["frame-ancestors"] == ["'none'"]
-    assert "script-src" not in csp_directives(response)  # the docs' CDN scripts and inline start-up run
+    policy = csp_directives(response)
+    assert response.headers["Content-Security-Policy"] == DOCS_CSP.get(path.split("?")[0], content_security_policy())
+    for directive in ("script-src", "default-src", "connect-src"):
+        assert policy[directive] == ["'self'"], directive  # no other host, no inline script, no eval
+    for directive in ("frame-ancestors", "object-src", "base-uri"):
+        assert policy[directive] == ["'none'"], directive
+    assert not any("unsafe" in value for values in policy.values() for value in values)
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Referrer-Policy"] == STRICT
+
+
+def test_only_redocs_page_gets_more_than_the_apps_policy_and_only_what_it_needs(client: TestClient):
+    """Empty <style> elements (styled-components fills them through the CSSOM) and a data: icon font;
+    app/security.py says what breaks without each, tests/browser/test_browser_docs.py shows it works."""
+    assert list(DOCS_CSP) == ["/redoc"]
+    app_policy = csp_directives(client.get("/"))
+    redoc = csp_directives(client.get("/redoc"))
+    assert set(redoc) == set(app_policy)
+    changed = {name: redoc[name] for name in redoc if redoc[name] != app_policy.get(name)}
+    assert changed == {"style-src": ["'self'", EMPTY_STYLE], "font-src": ["'self'", "data:"]}
+    empty = base64.b64encode(hashlib.sha256(b"").digest()).decode()
+    assert f"'sha256-{empty}'" == EMPTY_STYLE  # the hash of an empty <style>, nothing else
 
 
 # --- edit keys never leak ----------------------------------------------------------------------------
