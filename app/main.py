@@ -20,12 +20,13 @@ from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_
 from app.live import Broker
 from app.live_pg import PostgresListener
 from app.logs import LogFormat, formatter
+from app.metrics import CountRequests, Metrics
 from app.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
 from app.openapi import finish_openapi
 from app.problems import install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
-from app.routes import api, docs, events, export, game_pages, health, start
+from app.routes import api, docs, events, export, game_pages, health, metrics, start
 from app.sealing import Sealer, load_secret
 from app.views import current_versions
 from app.web.render import error_page, refused_page
@@ -116,6 +117,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
     # The total is lowered under the open-file limit when the server starts (lifespan).
     app.state.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
+    if settings.metrics:
+        app.state.metrics = Metrics(app.state.streams, app.state.engine)
 
     app.mount("/static", static_files(), name="static")
     app.include_router(api.router)
@@ -123,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(export.router)
     app.include_router(health.router)
     app.include_router(docs.router)
+    if settings.metrics:  # off: /metrics is a 404 like any unknown path
+        app.include_router(metrics.router)
     app.include_router(start.router)
     app.include_router(game_pages.router)
     install_problem_handlers(app, error_page, refused_page)
@@ -134,6 +139,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_timeout_seconds)
     app.add_middleware(ServerErrors, html_error=error_page)
     app.add_middleware(SecurityHeaders, hsts_seconds=settings.hsts_seconds)
+    if settings.metrics:
+        # Outside ServerErrors and BodyLimit, so it counts their 500, 503 and 413 too; inside HeadAsGet,
+        # which runs a HEAD on a copy of the request, where the router notes the route it matched.
+        app.add_middleware(CountRequests, metrics=app.state.metrics, router=app.router)
     app.add_middleware(HeadAsGet)  # inside the access log, which then logs the HEAD
     app.add_middleware(AccessLog)
     app.add_middleware(RequestId)

@@ -192,6 +192,11 @@ class CompressPublic:
             await self.gzip(scope, receive, send)
 
 
+# Marks the copy of a HEAD request that HeadAsGet runs as a GET (the request counter in app/metrics.py,
+# inside it, counts the method the client sent).
+HEAD_AS_GET = "blitzboard.head_as_get"
+
+
 class HeadAsGet:
     """HEAD wherever GET is allowed: the request runs as a GET and only its status and headers are
     sent (Content-Length included, as RFC 9110 asks). An answer that would stream on (an event stream)
@@ -217,4 +222,4 @@ class HeadAsGet:
         async def receive_until_done() -> Message:
             return {"type": "http.disconnect"} if done else await receive()
 
-        await self.app(dict(scope, method="GET"), receive_until_done, headers_only)
+        await self.app(dict(scope, method="GET", **{HEAD_AS_GET: True}), receive_until_done, headers_only)
