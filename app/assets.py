@@ -24,16 +24,24 @@ def _version(path: str) -> str:
     return hashlib.sha256((STATIC / path).read_bytes()).hexdigest()[:12]
 
 
+CODE = Path(__file__).resolve().parent  # the app package: its Python renders the pages too
+
+
+def tree_hash(folders: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for folder in folders:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file() and "__pycache__" not in file.parts:
+                digest.update(file.relative_to(folder).as_posix().encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 @lru_cache(maxsize=1)
 def build() -> str:
-    """A hash of every template and static file: part of a page's ETag, so that a page cached by a
-    browser is never taken as current under a deployment that would render it otherwise."""
-    digest = hashlib.sha256()
-    for folder in (ROOT / "templates", STATIC):
-        for file in sorted(folder.rglob("*")):
-            if file.is_file():
-                digest.update(file.relative_to(ROOT).as_posix().encode() + b"\0" + file.read_bytes())
-    return digest.hexdigest()[:12]
+    """A hash of the templates, the static files and the app's own Python, taken once per process:
+    part of a page's ETag, so that a page a browser keeps is not taken as current under a deployment
+    that renders it otherwise."""
+    return tree_hash([ROOT / "templates", STATIC, CODE])
 
 
 def asset_url(path: str) -> str:

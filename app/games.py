@@ -306,7 +306,7 @@ class Games(WriteTransactions):
                     last = game.version + 1
                     creations = {game_id: creation_records(session).get(game_id, [])}
                     remove_games(session, [game_id], creations)
-                    session.add(DeletedGame(id=game_id))
+                    session.merge(DeletedGame(id=game_id))  # an id deleted before (ids are never reused)
                     notify_in_transaction(session, game_id, last)
                     self._committing = True
                     session.commit()

@@ -105,3 +105,41 @@ def test_a_new_deployment_changes_the_view_pages_etag(client: TestClient, make_g
     monkeypatch.setattr(game_pages, "build", lambda: "another-build")
     after = client.get(f"/g/{game.id}", headers={"If-None-Match": before})
     assert after.status_code == 200 and after.headers["ETag"] != before
+
+
+def test_the_build_hash_follows_templates_static_files_and_code(tmp_path):
+    from app.assets import tree_hash
+
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "code").mkdir()
+    (tmp_path / "templates" / "page.html").write_text("<p>one</p>")
+    (tmp_path / "code" / "view.py").write_text("X = 1\n")
+    folders = [tmp_path / "templates", tmp_path / "code"]
+    first = tree_hash(folders)
+    (tmp_path / "code" / "view.py").write_text("X = 2\n")  # a deployment that changed only Python
+    second = tree_hash(folders)
+    (tmp_path / "code" / "__pycache__").mkdir()
+    (tmp_path / "code" / "__pycache__" / "view.pyc").write_bytes(b"\0")  # not part of what renders
+    assert first != second == tree_hash(folders)
+
+
+def test_the_view_pages_etag_changes_with_the_address_its_share_links_show(database_url: str, make_game):
+    from app.config import Settings
+    from app.main import create_app
+
+    game = make_game()
+    tags = []
+    for public_url in ("", "http://192.168.1.23:8000"):
+        settings = Settings(database_url=database_url, public_url=public_url, _env_file=None, tune_gc=False)
+        with TestClient(create_app(settings)) as other:
+            tags.append(other.get(f"/g/{game.id}").headers["ETag"])
+            again = other.get(f"/g/{game.id}", headers={"If-None-Match": tags[0]})
+            assert again.status_code == (304 if public_url == "" else 200)  # the old QR code is not current
+    assert tags[0] != tags[1]
+
+
+def test_a_plain_view_page_load_reads_the_game_once(app: FastAPI, client: TestClient, make_game):
+    game = make_game()
+    with statements(app) as seen:
+        assert client.get(f"/g/{game.id}").status_code == 200
+    assert reads_of(seen, "game") == 1, seen

@@ -43,7 +43,6 @@ IfNoneMatch = Annotated[
     str | None,
     Header(
         alias="If-None-Match",
-        max_length=1000,
         description='The ETag (`"<version>"`) you have: 304 Not Modified, with no body, while it is current.',
     ),
 ]

@@ -117,7 +117,9 @@ async def game_events(request: Request, game_id: GameId) -> Response:
             try:
                 # Read again after subscribing: a save between the first read and the subscription
                 # is then either in this number or announced to the subscription; never lost.
-                last = await run_in_threadpool(_current_version, engine, game_id) or version
+                last = await run_in_threadpool(_current_version, engine, game_id)
+                if last is None:  # deleted meanwhile: the client's next connect is told 410
+                    return
                 yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
                 while not subscription.closed:
                     newest = await subscription.wait()

@@ -11,6 +11,7 @@ routes answer the `_game.html` fragment that the page itself includes.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -39,7 +40,7 @@ from app.security import (
     key_matches,
     set_edit_cookie,
 )
-from app.urls import urls_for
+from app.urls import absolute_url, urls_for
 from app.views import GameView
 from app.web.context import RoundForm, game_context
 from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
@@ -61,26 +62,33 @@ def view_page(
     deployment are unchanged. A live page's refresh sends the version it shows (`since`): when the
     game is no newer, 204. Either way only the version is read, and nothing is rendered."""
     htmx = is_htmx(request)
-    version = games.version(game_id)
-    if version is not None:
-        if since is not None and htmx and version == since:
+    conditional = request.headers.get("If-None-Match")
+    # The version alone, and only when it can spare the rest (a plain load reads the game once).
+    if (since is not None and htmx) or conditional:
+        version = games.version(game_id)
+        if version is not None and since is not None and htmx and version == since:
             return Response(status_code=204, headers={"Vary": "HX-Request"})
-        if none_match(request.headers.get("If-None-Match"), _view_etag(version, tv, htmx)):
-            return Response(status_code=304, headers=_view_headers(version, tv, htmx))
-    view = games.get(game_id)  # no such game: 404
+        if version is not None and none_match(conditional, _view_etag(request, game_id, version, tv, htmx)):
+            return Response(status_code=304, headers=_view_headers(request, game_id, version, tv, htmx))
+    view = games.get(game_id)  # no such game: 404 (410 when deleted)
     context = game_context(request, view, keeper=False, tv=tv)
     response = render(request, "game.html", context, fragment="_game.html")
-    response.headers.update(_view_headers(view.game.version, tv, htmx))
+    response.headers.update(_view_headers(request, game_id, view.game.version, tv, htmx))
     return response
 
 
-def _view_etag(version: int, tv: bool, htmx: bool) -> str:
-    return f'W/"{version}.{"tv" if tv else "page"}{".fragment" if htmx else ""}.{build()}"'
+def _view_etag(request: Request, game_id: str, version: int, tv: bool, htmx: bool) -> str:
+    """The game's version, the layout, the deployment, and the address its share links and QR code
+    show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme)."""
+    address = absolute_url(request, request.app.url_path_for("view_page", game_id=game_id))
+    where = hashlib.sha256(address.encode()).hexdigest()[:8]
+    return f'W/"{version}.{"tv" if tv else "page"}{".fragment" if htmx else ""}.{build()}.{where}"'
 
 
-def _view_headers(version: int, tv: bool, htmx: bool) -> dict[str, str]:
+def _view_headers(request: Request, game_id: str, version: int, tv: bool, htmx: bool) -> dict[str, str]:
     # no-cache: a browser keeps the page but asks each time, and a 304 answers while it is current.
-    return {"ETag": _view_etag(version, tv, htmx), "Cache-Control": "no-cache", "Vary": "HX-Request"}
+    etag = _view_etag(request, game_id, version, tv, htmx)
+    return {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
 
 
 @router.get("/g/{game_id}/score", response_class=HTMLResponse, name="keeper_page")
