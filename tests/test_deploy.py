@@ -68,6 +68,56 @@ def test_dockerfile_and_readme_start_the_app_the_same_way():
     assert "postgres" in compose and "volumes:" in compose and "--workers" in compose
 
 
+def _compose() -> dict:
+    import yaml  # PyYAML: locked with the test dependencies (schemathesis needs it)
+
+    return yaml.safe_load((ROOT / "compose.yaml").read_text())
+
+
+def test_compose_migrates_once_then_serves_several_workers_on_postgres():
+    services = _compose()["services"]
+    app, migrate = services["app"], services["migrate"]
+    assert migrate["command"] == ["blitzboard", "migrate"]
+    assert app["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert app["depends_on"]["db"] == {"condition": "service_healthy"}
+    command = app["command"]
+    assert command[:2] == ["blitzboard", "serve"] and int(command[command.index("--workers") + 1]) >= 2
+    assert "readyz" in " ".join(app["healthcheck"]["test"])
+    # PostgreSQL's data in a named volume.
+    volume = services["db"]["volumes"][0].split(":")[0]
+    assert volume in _compose()["volumes"]
+    # The app and the migration see the same database and the same server secret.
+    for service in (app, migrate):
+        url = service["environment"]["DATABASE_URL"]
+        assert url.startswith("postgresql://") and "@db:5432/" in url
+        assert service["environment"]["BLITZBOARD_SECRET_KEY"].startswith("${BLITZBOARD_SECRET_KEY")
+
+
+def test_compose_holds_no_password_and_trusts_no_proxy_blindly():
+    compose = (ROOT / "compose.yaml").read_text()
+    services = _compose()["services"]
+    # Every secret comes from .env: the password only as a variable, in the database and in the URL.
+    assert services["db"]["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD:?")
+    url = services["app"]["environment"]["DATABASE_URL"]
+    assert ":${POSTGRES_PASSWORD" in url and re.sub(r"\$\{[^}]*\}", "", url) == "postgresql://:@db:5432/", url
+    assert not re.search(r"(?im)^\s*\w*password\w*:\s*['\"]?(?!\$\{)\S", compose)
+    assert "blitzboard:blitzboard@" not in compose
+    # Not "*" (anyone could then claim any client address), nor a loopback public URL baked into QR codes.
+    for service in services.values():
+        environment = service.get("environment", {})
+        assert "*" not in str(environment.get("BLITZBOARD_FORWARDED_ALLOW_IPS", ""))
+        assert "127.0.0.1" not in str(environment.get("BLITZBOARD_PUBLIC_URL", ""))
+    # The variables compose needs are all in the committed example, with no real secret filled in.
+    example = dict(
+        line.split("=", 1) for line in (ROOT / ".env.example").read_text().splitlines() if re.match(r"^[A-Z_]+=", line)
+    )
+    for variable in set(re.findall(r"\$\{(\w+)", compose)):
+        assert variable in example, variable
+    assert example["POSTGRES_PASSWORD"] == "" and example["BLITZBOARD_SECRET_KEY"] == ""
+    assert "*" not in example["BLITZBOARD_FORWARDED_ALLOW_IPS"]
+    assert "cp .env.example .env" in README and ".env" in (ROOT / ".gitignore").read_text().split()
+
+
 def test_the_readme_run_command_passes_its_options_to_the_server(tmp_path: Path):
     """`scripts/run --port P` serves on P (its arguments once reached the venv helper instead)."""
     import signal
