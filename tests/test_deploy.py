@@ -69,7 +69,7 @@ def test_dockerfile_and_readme_start_the_app_the_same_way():
 
 
 def _compose() -> dict:
-    import yaml  # PyYAML: locked with the test dependencies (schemathesis needs it)
+    import yaml  # PyYAML, a test dependency
 
     return yaml.safe_load((ROOT / "compose.yaml").read_text())
 
