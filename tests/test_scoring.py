@@ -690,6 +690,9 @@ def test_scoring_imports_nothing_from_the_web_stack_or_the_rest_of_app_but_names
     names = Path(scoring_module.__file__).with_name("names.py").read_text(encoding="utf-8")
     assert "unicodedata" in imported_modules(names)
     assert forbidden_imports(names) == []
+    outlook = Path(scoring_module.__file__).with_name("outlook.py").read_text(encoding="utf-8")  # what it takes
+    assert "dataclasses" in imported_modules(outlook)
+    assert forbidden_imports(outlook) == ["app.scoring"]
 
 
 # --- properties ---------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from fastapi import Request
 from app import scoring
 from app.chart import build_chart
 from app.names import join_names
+from app.outlook import what_it_takes
 from app.security import (
     cookie_key,
     csrf_token,
@@ -96,6 +97,7 @@ def game_context(
         "names": view.player_names(),
         "banner": _banner(view),
         "chart": build_chart(seats, state),
+        "chances": _chances(state, view),
         "keeper": keeper,
         "form": form if keeper else None,
         "preview": preview,
@@ -113,6 +115,19 @@ def game_context(
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
         "fragment_url": request.app.url_path_for("view_page", game_id=view.game.id),
     }
+
+
+def _chances(state: scoring.GameState, view: GameView) -> list[str]:
+    """ "Ana wins next round with +9 or more", "Ben needs +21 and Ana under +9", per player in reach."""
+    names = view.player_names()
+    lines = []
+    for chance in what_it_takes(state, [p.id for p in view.players]):
+        if not chance.others_under:
+            lines.append(f"{names[chance.player_id]} wins next round with {chance.needs:+d} or more")
+        else:
+            others = join_names(f"{names[pid]} under {under:+d}" for pid, under in chance.others_under)
+            lines.append(f"{names[chance.player_id]} needs {chance.needs:+d} and {others}")
+    return lines
 
 
 def _qr(url: str) -> str:
