@@ -46,6 +46,5 @@ def what_it_takes(state: GameState, seats: list[int]) -> list[Chance]:
     # Nobody is at or past the target here (the game would be over, or a tie played off), so every
     # "under" is above the lowest possible score: each of the others can stay under.
     return [
-        Chance(pid, needs[pid], tuple((other, needs[other]) for other in in_reach if other != pid))
-        for pid in in_reach
+        Chance(pid, needs[pid], tuple((other, needs[other]) for other in in_reach if other != pid)) for pid in in_reach
     ]

@@ -19,7 +19,11 @@
       var d = entry.querySelector("[name='dutch-" + id + "']").value.trim();
       var b = entry.querySelector("[name='blitz-" + id + "']").value.trim();
       var out = entry.querySelector("[data-points]");
-      if (/^\d+$/.test(d) && /^\d+$/.test(b)) {
+      var dutchMax = Number(entry.querySelector("[name='dutch-" + id + "']").dataset.max || 40);
+      var blitzMax = Number(entry.querySelector("[name='blitz-" + id + "']").dataset.max || 10);
+      // Only a count the rules allow gets a preview: 41 Dutch cards scores nothing, it is a mistake.
+      if (/^\d+$/.test(d) && /^\d+$/.test(b) && Number(d) <= dutchMax && Number(b) <= blitzMax &&
+          Number(d) + Number(b) <= dutchMax) {
         var pts = Number(d) * dp + Number(b) * bp;
         out.textContent = (pts >= 0 ? "+" : "") + pts;  // the server's "%+d"
       } else {
@@ -58,6 +62,9 @@
   document.addEventListener("input", function (event) {
     var form = event.target.closest(".round-form");
     if (form) updatePoints(form);
+    // The start page: a starting score's label names the player as their name is typed.
+    var label = event.target.id && document.querySelector("[data-name-of='" + event.target.id + "']");
+    if (label) label.textContent = "Starting score — " + (event.target.value.trim() || label.dataset.unnamed);
   });
 
   // --- live view: htmx's SSE extension follows the game (see game.html); this adds what it lacks ----

@@ -410,6 +410,38 @@ def test_points_preview_is_rendered_by_the_server_for_typed_values(worked: Table
     assert texts(page.select("#round-entry output[data-points]")) == ["+22", "+8", "+1", ""]
 
 
+def test_no_points_preview_for_a_count_the_rules_refuse(worked: Table):
+    response = worked.save_round([(41, 0), (14, 11), (30, 10), (9, 7)])  # 41 Dutch; 11 left; 40 in all
+    assert response.status_code == 422
+    page = html(response)
+    assert texts(page.select("#round-entry output[data-points]")) == ["", "", "+10", "-5"]
+
+
+def test_the_start_page_says_how_a_game_is_won(client: TestClient):
+    intro = text(html(client.get("/")).select_one("section.intro p"))
+    assert intro.endswith("once someone reaches 75, the highest total wins.")
+    assert "first past" not in intro
+
+
+def test_your_games_come_before_the_form_once_there_are_some(client: TestClient):
+    first_visit = html(client.get("/"))
+    order = [el.get("id") for el in first_visit.select("main form#new-game, main #your-games")]
+    assert order == ["new-game", "your-games"]  # a first visit starts with the form
+    start_game(client, ["Ana", "Ben"])
+    back = html(client.get("/"))
+    order = [el.get("id") for el in back.select("main form#new-game, main #your-games")]
+    assert order == ["your-games", "new-game"]  # a scorekeeper coming back finds their game first
+
+
+def test_adding_a_player_focuses_the_new_field(client: TestClient):
+    data = {"player_count": "2", "player-0": "Ana", "player-1": "Ben", "action": "add"}
+    for headers in ({}, {"HX-Request": "true"}):  # without JavaScript too: the browser honours autofocus
+        page = html(client.post("/games", data=data, headers=headers))
+        assert [i["name"] for i in page.select("input[autofocus]")] == ["player-2"]
+    removed = html(client.post("/games", data=data | {"player_count": "3", "action": "remove-2"}))
+    assert removed.select("input[autofocus]") == []
+
+
 @pytest.mark.parametrize(
     ("counts", "where", "message"),
     [

@@ -87,7 +87,8 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
         if 0 <= drop < count:
             del names[drop], starts[drop]
     if action != "start":
-        return _new_game_response(request, games, names, starts, form, {})
+        focus = f"player-{len(names) - 1}" if action == "add" else None  # the field just added
+        return _new_game_response(request, games, names, starts, form, {}, focus=focus)
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):  # given back below unless a game is made
         message = f"Too many new games from this network: try again in {math.ceil(wait)} s."
@@ -160,11 +161,12 @@ def _new_game_response(
     form: FormDict,
     errors: dict[str, list[str]],
     status: int = 200,
+    focus: str | None = None,
 ) -> HTMLResponse:
     values = {k: form.get(k, "") for k in ("game_name", "target", "dutch_points", "blitz_points", "tie_break")}
     values |= {f"player-{i}": n for i, n in enumerate(names)}
     values |= {f"start-{i}": s for i, s in enumerate(starts)}
-    new = new_game_form(values, players=len(names))
+    new = new_game_form(values, players=len(names)) | {"focus": focus}
     new["errors"] = errors
     new["starts_open"] = any(s.strip() for s in starts) or any(k.startswith("start-") for k in errors)
     new["rules_open"] = new["rules_open"] or any(k in errors for k in ("target", "dutch_points", "blitz_points"))

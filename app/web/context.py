@@ -84,9 +84,14 @@ def game_context(
                 score = scoring.Score(
                     p.id, int(form.values.get(f"dutch-{p.id}", "")), int(form.values.get(f"blitz-{p.id}", ""))
                 )
-                preview[p.id] = scoring.round_points(score, state.rules)
             except ValueError:
                 preview[p.id] = None
+                continue
+            possible = (
+                0 <= score.blitz <= scoring.BLITZ_PILE_SIZE and 0 <= score.dutch <= scoring.DECK_SIZE - score.blitz
+            )
+            # No points for a count the rules refuse (41 Dutch cards is a typing mistake, not +41).
+            preview[p.id] = scoring.round_points(score, state.rules) if possible else None
     return {
         "game": view.game,
         "view": view,

@@ -284,3 +284,27 @@ def test_a_save_without_network_says_so_and_keeps_the_round(phones: Phones, serv
     save_round(page, 1)
     expect(page.get_by_role("alert")).to_have_count(0)
     expect(scoreboard(page).locator(".total")).to_have_text(["10", "1"])
+
+
+def test_small_things_on_the_start_page_and_the_round_form(phones: Phones, server: Server):
+    page = phones.page()
+    page.goto("/")
+    page.get_by_label("Player 1", exact=True).fill("Ana")
+    page.get_by_label("Player 2", exact=True).fill("Ben")
+    page.get_by_role("button", name="+ Add player").click()
+    new_field = page.get_by_label("Player 3", exact=True)
+    expect(new_field).to_be_focused()  # "+ Add player" puts the cursor in the new field
+    page.keyboard.type("Cy")
+    page.get_by_text("Starting scores").click()
+    expect(page.get_by_label("Starting score — Cy", exact=True)).to_be_visible()  # follows the typed name
+    new_field.fill("")
+    expect(page.get_by_label("Starting score — Player 3", exact=True)).to_be_visible()
+
+    game = api_game(server, ["Ana", "Ben"])
+    keeper = phones.page()
+    keeper.goto(game.edit_url)
+    fill_round(keeper, ["Ana", "Ben"], [(41, 0), (5, 2)])
+    expect(points(keeper, "Ana")).to_have_text("")  # 41 Dutch cards is a mistake, not +41
+    expect(points(keeper, "Ben")).to_have_text("+1")
+    dutch(keeper, "Ana").fill("40")
+    expect(points(keeper, "Ana")).to_have_text("+40")
