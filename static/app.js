@@ -177,7 +177,38 @@
     stayAwake();
     document.querySelectorAll(".round-form").forEach(updatePoints);
   });
-  document.addEventListener("htmx:afterSettle", function () {
+  document.addEventListener("htmx:afterSettle", function (event) {
     document.querySelectorAll(".round-form").forEach(updatePoints);
+    showWhatHappened(event);
   });
+
+  // --- after the scorekeeper's tap: show what just happened -----------------------------------------
+  // A refused save: the first field in error (or the form's message) is focused, so it is in view and
+  // read out. A save: the scores (and the winner's banner) are brought into view under the
+  // confirmation. "Edit round N": the correction form, its first field focused.
+  function showWhatHappened(event) {
+    var config = event.detail.requestConfig;
+    var game = document.getElementById("game");
+    if (!config || !game || event.detail.elt !== game) return;  // only a swap of the game itself
+    if (config.elt && config.elt.id === "live-refresh") return;  // a viewer's refresh moves nothing
+    var invalid = game.querySelector("#round-entry [aria-invalid='true']");
+    var problem = game.querySelector("#round-error, #game > .form-error");
+    var done = document.getElementById("done");
+    if (invalid) {
+      invalid.focus();
+      invalid.scrollIntoView({ block: "center" });
+    } else if (problem) {
+      problem.setAttribute("tabindex", "-1");
+      problem.focus();
+      problem.scrollIntoView({ block: "center" });
+    } else if (done) {
+      game.scrollIntoView({ block: "start" });
+    } else if (config.verb === "get" && /[?&]edit=\d+/.test(config.path)) {
+      var first = game.querySelector("#round-entry input:not([type=hidden])");
+      if (first) {
+        first.focus();
+        document.getElementById("round-entry").scrollIntoView({ block: "start" });
+      }
+    }
+  }
 })();

@@ -202,3 +202,26 @@ def test_every_page_has_the_empty_request_error_slot(client: TestClient, make_ga
     for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1", "/g/no-such-game"):
         slot = BeautifulSoup(client.get(url).text, "html.parser").select("#request-error")
         assert len(slot) == 1 and slot[0]["role"] == "alert" and slot[0].get_text() == "", url
+
+
+def test_a_save_is_confirmed_with_undo_and_a_correction_without(keeper):
+    browser, game, csrf = keeper
+    htmx = {"HX-Request": "true"}
+    before = BeautifulSoup(browser.get(f"/g/{game.id}/score?saved=0").text, "html.parser")
+    assert before.select("#done") == []  # no rounds yet: "round 0" was never saved
+    saved = BeautifulSoup(
+        browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers=htmx).text, "html.parser"
+    )
+    done = saved.select_one("#done[role=status]")
+    assert done.select_one("p").get_text() == "Round 1 saved."
+    undo = done.select_one("form")
+    assert undo["action"] == f"/g/{game.id}/rounds/1/delete"
+    assert undo.select_one("input[name=version]")["value"] == str(game.get()["version"])
+    corrected = browser.post(f"/g/{game.id}/rounds/1", data=form(game, ROUND, csrf), follow_redirects=False)
+    assert corrected.headers["location"] == f"/g/{game.id}/score?corrected=1#game"
+    page = BeautifulSoup(browser.get(corrected.headers["location"]).text, "html.parser")
+    assert page.select_one("#done p").get_text() == "Round 1 corrected."
+    assert page.select_one("#done form") is None  # undoing a correction is the correction log's job
+    # A stale or made-up confirmation in the address says nothing.
+    for query in ("?saved=7", "?saved=0", "?corrected=9"):
+        assert BeautifulSoup(browser.get(f"/g/{game.id}/score{query}").text, "html.parser").select("#done") == []

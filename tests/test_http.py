@@ -98,11 +98,11 @@ def test_the_view_page_and_its_fragment_answer_304_while_nothing_changed(app: Fa
 
 
 def test_a_new_deployment_changes_the_view_pages_etag(client: TestClient, make_game, monkeypatch):
-    from app.routes import game_pages
+    from app.routes import view_pages
 
     game = make_game()
     before = client.get(f"/g/{game.id}").headers["ETag"]
-    monkeypatch.setattr(game_pages, "build", lambda: "another-build")
+    monkeypatch.setattr(view_pages, "build", lambda: "another-build")
     after = client.get(f"/g/{game.id}", headers={"If-None-Match": before})
     assert after.status_code == 200 and after.headers["ETag"] != before
 

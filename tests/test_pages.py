@@ -372,7 +372,10 @@ def test_the_worked_example_played_without_javascript(worked: Table):
 
     response = worked.save_round(WORKED_EXAMPLE_ROUND, page)
     assert response.status_code == 303
-    assert response.headers["location"] == worked.url
+    assert response.headers["location"] == f"{worked.url}?saved=1#game"  # lands on the scores, confirmed
+    assert text(html(worked.client.get(response.headers["location"])).select_one("#done[role=status] p")) == (
+        "Round 1 saved."
+    )
 
     page = worked.page()
     assert scoreboard(page) == [

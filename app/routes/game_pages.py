@@ -11,13 +11,12 @@ routes answer the `_game.html` fragment that the page itself includes.
 
 from __future__ import annotations
 
-import hashlib
-from typing import Annotated, Any
+from typing import Any
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app.assets import build
 from app.errors import (
     GameIsOver,
     GameNotFound,
@@ -40,55 +39,13 @@ from app.security import (
     key_matches,
     set_edit_cookie,
 )
-from app.urls import absolute_url, urls_for
+from app.urls import urls_for
 from app.views import GameView
 from app.web.context import RoundForm, game_context
 from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
-from app.writes import none_match
 
 router = APIRouter(include_in_schema=False)
-
-
-@router.get("/g/{game_id}", response_class=HTMLResponse, name="view_page")
-def view_page(
-    request: Request,
-    game_id: GameId,
-    games: GamesDep,
-    tv: bool = False,
-    since: Annotated[int | None, Query(ge=0)] = None,
-) -> Response:
-    """The view page, or its fragment for htmx, with an ETag: 304 while the game, the layout and the
-    deployment are unchanged. A live page's refresh sends the version it shows (`since`): when the
-    game is no newer, 204. Either way only the version is read, and nothing is rendered."""
-    htmx = is_htmx(request)
-    conditional = request.headers.get("If-None-Match")
-    # The version alone, and only when it can spare the rest (a plain load reads the game once).
-    if (since is not None and htmx) or conditional:
-        version = games.version(game_id)
-        if version is not None and since is not None and htmx and version == since:
-            return Response(status_code=204, headers={"Vary": "HX-Request"})
-        if version is not None and none_match(conditional, _view_etag(request, game_id, version, tv, htmx)):
-            return Response(status_code=304, headers=_view_headers(request, game_id, version, tv, htmx))
-    view = games.get(game_id)  # no such game: 404 (410 when deleted)
-    context = game_context(request, view, keeper=False, tv=tv)
-    response = render(request, "game.html", context, fragment="_game.html")
-    response.headers.update(_view_headers(request, game_id, view.game.version, tv, htmx))
-    return response
-
-
-def _view_etag(request: Request, game_id: str, version: int, tv: bool, htmx: bool) -> str:
-    """The game's version, the layout, the deployment, and the address its share links and QR code
-    show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme)."""
-    address = absolute_url(request, request.app.url_path_for("view_page", game_id=game_id))
-    where = hashlib.sha256(address.encode()).hexdigest()[:8]
-    return f'W/"{version}.{"tv" if tv else "page"}{".fragment" if htmx else ""}.{build()}.{where}"'
-
-
-def _view_headers(request: Request, game_id: str, version: int, tv: bool, htmx: bool) -> dict[str, str]:
-    # no-cache: a browser keeps the page but asks each time, and a 304 answers while it is current.
-    etag = _view_etag(request, game_id, version, tv, htmx)
-    return {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
 
 
 @router.get("/g/{game_id}/score", response_class=HTMLResponse, name="keeper_page")
@@ -100,6 +57,8 @@ def keeper_page(
     delete: int | None = None,
     handover: bool = False,
     delete_game: bool = False,
+    saved: int | None = None,
+    corrected: int | None = None,
 ) -> HTMLResponse:
     view = games.get(game_id)
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
@@ -109,7 +68,20 @@ def keeper_page(
     confirm = delete if delete and 1 <= delete <= rounds else None
     context = game_context(request, view, keeper=True, form=form, confirm_delete=confirm, handover=handover)
     context["confirm_delete_game"] = delete_game and not confirm
+    # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
+    if not (form or confirm or delete_game):
+        context["done"] = _done(saved=saved, corrected=corrected, rounds=rounds)
     return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
+
+
+def _done(*, saved: int | None = None, corrected: int | None = None, rounds: int) -> dict[str, Any] | None:
+    """What the confirmation after a save says: "Round 4 saved" (with Undo: it is the last round), or
+    "Round 2 corrected"."""
+    if saved is not None and 1 <= saved == rounds:
+        return {"text": f"Round {saved} saved.", "undo": saved}
+    if corrected is not None and 1 <= corrected <= rounds:
+        return {"text": f"Round {corrected} corrected.", "undo": None}
+    return None
 
 
 def _not_keeper(request: Request, game_id: str) -> HTMLResponse:
@@ -150,13 +122,20 @@ def _keeper_answer(
     status: int = 200,
     rules_form: dict[str, Any] | None = None,
     view: GameView | None = None,
+    done: dict[str, int] | None = None,
 ) -> Response:
     """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
-    `view` when the use case already has the game as it now stands."""
+    `view` when the use case already has the game as it now stands. `done` names a round just saved
+    or corrected, which the page confirms (the redirect carries it, with #game to land on the scores)."""
     if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
-        return RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
+        url = request.app.url_path_for("keeper_page", game_id=game_id)
+        if done:
+            url += "?" + urlencode(done) + "#game"
+        return RedirectResponse(url, status_code=303)
     view = view or games.get(game_id)
     context = game_context(request, view, keeper=True, form=form, message=message, rules_form=rules_form)
+    if done:
+        context["done"] = _done(**done, rounds=len(view.round_ids))
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
 
@@ -206,7 +185,9 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         if not state.values:
             state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
         return _keeper_answer(request, games, game_id, form=state, status=error.status, view=_loaded(error))
-    return _keeper_answer(request, games, game_id, view=outcome.view)
+    rounds = len(outcome.view.round_ids) if outcome.view else 0
+    done = {"corrected": number} if number is not None else {"saved": rounds}
+    return _keeper_answer(request, games, game_id, view=outcome.view, done=done)
 
 
 def _loaded(error: Exception) -> GameView | None:
