@@ -59,6 +59,21 @@
     }
   });
 
+  // Enter (a hardware keyboard, or the phone keyboard's "next") moves to the next field of the round;
+  // only the last field's Enter saves, so a half-filled round is never sent by accident.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || event.isComposing) return;
+    var form = event.target.closest(".round-form");
+    if (!form || event.target.tagName !== "INPUT") return;
+    var fields = Array.prototype.slice.call(form.querySelectorAll("input.num"));
+    var at = fields.indexOf(event.target);
+    if (at >= 0 && at < fields.length - 1) {
+      event.preventDefault();
+      fields[at + 1].focus();
+      fields[at + 1].select();
+    }
+  });
+
   document.addEventListener("input", function (event) {
     var form = event.target.closest(".round-form");
     if (form) updatePoints(form);

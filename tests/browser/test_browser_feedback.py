@@ -86,3 +86,23 @@ def test_without_javascript_a_save_lands_on_the_scores_with_the_confirmation(pho
     expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_be_visible()
     page.get_by_role("button", name="Undo").click()
     expect(scoreboard(page).locator(".total")).to_have_text(["0", "0", "0", "0"])
+
+
+def test_enter_moves_to_the_next_field_and_only_the_last_one_saves(phones: Phones, server: Server):
+    game = api_game(server, NAMES)
+    page = phones.page()
+    page.goto(game.edit_url)
+    dutch(page, "Ana").click()
+    page.keyboard.type("12")
+    page.keyboard.press("Enter")  # a half-filled round is not sent: the cursor moves on
+    expect(blitz(page, "Ana")).to_be_focused()
+    for keys in ("0", "9", "4", "7", "6", "5"):
+        page.keyboard.type(keys)
+        page.keyboard.press("Enter")
+    expect(blitz(page, "Dee")).to_be_focused()
+    expect(page.locator("#history tbody tr[data-round]")).to_have_count(0)  # nothing saved so far
+    page.keyboard.type("8")
+    page.keyboard.press("Enter")  # the last field's Enter saves the round
+    expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_be_visible()
+    expect(scoreboard(page).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
+    assert page.locator("#round-entry input.num").last.get_attribute("enterkeyhint") == "done"
