@@ -199,8 +199,8 @@
 
   // --- after the scorekeeper's tap: show what just happened -----------------------------------------
   // A refused save: the first field in error (or the form's message) is focused, so it is in view and
-  // read out. A save: the scores (and the winner's banner) are brought into view under the
-  // confirmation. "Edit round N": the correction form, its first field focused.
+  // read out. A save: confirmed at the bottom of the screen; a winning one brings the banner into
+  // view. "Edit round N": the correction form, its first field focused.
   function showWhatHappened(event) {
     var config = event.detail.requestConfig;
     var game = document.getElementById("game");
@@ -216,8 +216,10 @@
       problem.setAttribute("tabindex", "-1");
       problem.focus();
       problem.scrollIntoView({ block: "center" });
-    } else if (done) {
-      game.scrollIntoView({ block: "start" });
+    } else if (done && document.getElementById("banner")) {
+      // The game is decided (or tied): its banner, at the top, is what happened. Otherwise nothing
+      // moves: the scorekeeper's thumb stays on the form for the next round, under the confirmation.
+      document.getElementById("banner").scrollIntoView({ block: "start" });
     } else if (config.verb === "get" && /[?&]edit=\d+/.test(config.path)) {
       var first = game.querySelector("#round-entry input:not([type=hidden])");
       if (first) {
