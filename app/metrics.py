@@ -14,7 +14,6 @@ answered it (the README, "Metrics").
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -22,10 +21,10 @@ from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import Match, Mount, Route, Router
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.limits import StreamSlots
-from app.middleware import HEAD_AS_GET
+from app.middleware import HEAD_AS_GET, call_noting_status
 from app.models import Game
 
 log = logging.getLogger("blitzboard.metrics")
@@ -128,22 +127,10 @@ class CountRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        start = time.perf_counter()
         path, root_path = scope["path"], scope.get("root_path", "")
-        status = 0
 
-        async def send_and_note(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_and_note)
-        except Exception:
-            status = status or 500  # the server answers 500 for an error nobody inside answered
-            raise
-        finally:
+        def count(status: int, seconds: float) -> None:
             method = "HEAD" if scope.get(HEAD_AS_GET) else scope["method"]
-            template = route_template(scope, self.router, path, root_path)
-            self.metrics.observe(template, method, status, time.perf_counter() - start)
+            self.metrics.observe(route_template(scope, self.router, path, root_path), method, status, seconds)
+
+        await call_noting_status(self.app, scope, receive, send, count)

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Callable
 
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import HTMLResponse, Response
@@ -132,6 +133,29 @@ async def _nothing_to_read() -> Message:
     return {"type": "http.disconnect"}
 
 
+async def call_noting_status(
+    app: ASGIApp, scope: Scope, receive: Receive, send: Send, note: Callable[[int, float], None]
+) -> None:
+    """Run the app, then note the status it answered and the seconds it took, however it ended: 0 when
+    it sent nothing (the client left), 500 when it raised before answering (the server answers that)."""
+    start = time.perf_counter()
+    status = 0
+
+    async def send_and_note(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        await send(message)
+
+    try:
+        await app(scope, receive, send_and_note)
+    except Exception:
+        status = status or 500
+        raise
+    finally:
+        note(status, time.perf_counter() - start)
+
+
 class AccessLog:
     """One line per request, with edit keys redacted from the path (uvicorn's own access log is off).
 
@@ -145,22 +169,8 @@ class AccessLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        start = time.perf_counter()
-        status = 0
 
-        async def send_and_note(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_and_note)
-        except Exception:
-            # Only when ServerErrors itself could not answer: the server answers 500 for us.
-            status = status or 500
-            raise
-        finally:
+        def log(status: int, seconds: float) -> None:
             client = scope.get("client") or ("-", 0)
             access_log.info(
                 '%s "%s %s" %s %.1fms request_id=%s',
@@ -168,9 +178,11 @@ class AccessLog:
                 scope["method"],
                 loggable(redact(scope["path"])),
                 status,
-                (time.perf_counter() - start) * 1000,
+                seconds * 1000,
                 request_id_of(scope),
             )
+
+        await call_noting_status(self.app, scope, receive, send, log)
 
 
 class CompressPublic:
