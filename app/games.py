@@ -295,6 +295,10 @@ class Games(WriteTransactions):
         """Delete the game and everything of it; its id stays behind so its links answer 410 Gone.
         Every viewer hears of it (a last version event), and their pages find it gone."""
         session = self.session
+        # Its creation's replay record is found by reading the new-game records' snapshots: done before
+        # the write lock, as a game's creation can't happen again (or after it) meanwhile.
+        creations = {game_id: creation_records(session).get(game_id, [])}
+        session.rollback()
 
         def run() -> Outcome:
             with serial_writes(session):
@@ -304,7 +308,6 @@ class Games(WriteTransactions):
                     check_key(game, credential)
                     check_version(game, if_match)
                     last = game.version + 1
-                    creations = {game_id: creation_records(session).get(game_id, [])}
                     remove_games(session, [game_id], creations)
                     session.merge(DeletedGame(id=game_id))  # an id deleted before (ids are never reused)
                     notify_in_transaction(session, game_id, last)

@@ -13,6 +13,7 @@ reaching the target (two at or past it: the higher total decides, as after any r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.scoring import BLITZ_PILE_SIZE, DECK_SIZE, GameState, Rules
 
@@ -27,8 +28,14 @@ class Chance:
 def round_score_range(rules: Rules) -> tuple[int, int]:
     """The lowest and highest points one player can score in a round: Dutch cards and Blitz cards
     left, each within its pile, at most the deck together."""
+    return _score_range(rules.dutch_points, rules.blitz_points)
+
+
+@lru_cache(maxsize=64)
+def _score_range(dutch_points: int, blitz_points: int) -> tuple[int, int]:
+    # Every count the rules allow (a few hundred), once per pair of point values, not on every page.
     scores = [
-        dutch * rules.dutch_points + blitz * rules.blitz_points
+        dutch * dutch_points + blitz * blitz_points
         for dutch in range(DECK_SIZE + 1)
         for blitz in range(min(BLITZ_PILE_SIZE, DECK_SIZE - dutch) + 1)
     ]

@@ -119,3 +119,33 @@ def test_a_stale_confirmation_deletes_nothing(app: FastAPI, played):
     assert answer.status_code == 409
     assert "it was not deleted" in text_of(html(answer).select_one("#game .form-error"))
     assert rows_of(app, played.id)["game"] == 1
+
+
+def test_the_creations_replay_record_goes_with_the_game(app: FastAPI, client: TestClient):
+    body = {"players": [{"name": "Ana"}, {"name": "Ben"}]}
+    created = client.post(f"{API}/games", json=body, headers={"Idempotency-Key": "make-it-once"})
+    game = created.json()
+
+    def creation_records() -> int:
+        with Session(app.state.engine) as session:
+            return session.exec(
+                select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.scope == "new-game")
+            ).one()
+
+    assert creation_records() == 1
+    deleted = client.delete(f"{API}/games/{game['id']}", headers={"Authorization": f"Bearer {game['edit_key']}"})
+    assert deleted.status_code == 204
+    assert creation_records() == 0  # its players' names and sealed key are gone too
+
+
+def test_a_stream_whose_game_is_deleted_before_it_subscribes_ends_without_an_event(
+    client: TestClient, make_game, monkeypatch
+):
+    from app.routes import events
+
+    game = make_game()
+    reads = iter([1, None])  # there when the stream opens, gone by the time it has subscribed
+    monkeypatch.setattr(events, "_current_version", lambda engine, game_id: next(reads))
+    with client.stream("GET", f"/g/{game.id}/events") as response:
+        assert response.status_code == 200
+        assert "".join(response.iter_text()) == ""  # ended at once: the reconnect is told 410

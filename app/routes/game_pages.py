@@ -66,11 +66,18 @@ def keeper_page(
     rounds = len(view.round_ids)
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
-    context = game_context(request, view, keeper=True, form=form, confirm_delete=confirm, handover=handover)
-    context["confirm_delete_game"] = delete_game and not confirm
     # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
-    if not (form or confirm or delete_game):
-        context["done"] = _done(saved=saved, corrected=corrected, rounds=rounds)
+    done = None if form or confirm or delete_game else _done(saved=saved, corrected=corrected, rounds=rounds)
+    context = game_context(
+        request,
+        view,
+        keeper=True,
+        form=form,
+        confirm_delete=confirm,
+        handover=handover,
+        confirm_delete_game=delete_game and not confirm,
+        done=done,
+    )
     return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
 
 
@@ -133,9 +140,10 @@ def _keeper_answer(
             url += "?" + urlencode(done) + "#game"
         return RedirectResponse(url, status_code=303)
     view = view or games.get(game_id)
-    context = game_context(request, view, keeper=True, form=form, message=message, rules_form=rules_form)
-    if done:
-        context["done"] = _done(**done, rounds=len(view.round_ids))
+    confirmed = _done(**done, rounds=len(view.round_ids)) if done else None
+    context = game_context(
+        request, view, keeper=True, form=form, message=message, rules_form=rules_form, done=confirmed
+    )
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
 

@@ -62,6 +62,8 @@ def game_context(
     message: str | None = None,
     rules_form: dict[str, Any] | None = None,
     tv: bool = False,
+    confirm_delete_game: bool = False,
+    done: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     state = view.state
     fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
@@ -107,6 +109,8 @@ def game_context(
         "form": form if keeper else None,
         "preview": preview,
         "confirm_delete": confirm_delete,
+        "confirm_delete_game": confirm_delete_game,
+        "done": done,  # what the page confirms after a save (routes.game_pages)
         "handover": handover,
         "message": message,
         "rules_form": rules_form,
