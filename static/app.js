@@ -42,7 +42,14 @@
     }
     var blitz = event.target.closest("[data-blitz]");
     if (blitz) {
-      clampInput(document.getElementById(blitz.dataset.blitz), 0);
+      var left = document.getElementById(blitz.dataset.blitz);
+      clampInput(left, 0);
+      moveOn(left);  // "Blitz!" is that player's last count: on to the next one
+      return;
+    }
+    var choice = event.target.closest("[data-steppers]");
+    if (choice) {
+      steppers(!document.documentElement.classList.contains("steppers"));
       return;
     }
     var copy = event.target.closest("[data-copy]");
@@ -59,6 +66,32 @@
     }
   });
 
+  // The − + buttons, for those who prefer them to typing: a choice this phone remembers.
+  var STEPPERS = "blitzboard.steppers";
+  function steppers(on) {
+    document.documentElement.classList.toggle("steppers", on);
+    document.querySelectorAll("[data-steppers]").forEach(function (b) { b.setAttribute("aria-pressed", String(on)); });
+    try { localStorage.setItem(STEPPERS, on ? "1" : ""); } catch (e) { /* private mode: for this page only */ }
+  }
+  function rememberedSteppers() {
+    try { return localStorage.getItem(STEPPERS) === "1"; } catch (e) { return false; }
+  }
+  if (rememberedSteppers()) document.documentElement.classList.add("steppers");
+
+  // The next field of the round (or, after the last, the Save button).
+  function moveOn(input) {
+    var form = input.closest(".round-form");
+    if (!form) return;
+    var fields = Array.prototype.slice.call(form.querySelectorAll("input.num"));
+    var next = fields[fields.indexOf(input) + 1];
+    if (next) {
+      next.focus();
+      next.select();
+    } else {
+      form.querySelector("button[type=submit]").focus();
+    }
+  }
+
   // Enter (a hardware keyboard, or the phone keyboard's "next") moves to the next field of the round;
   // only the last field's Enter saves, so a half-filled round is never sent by accident.
   document.addEventListener("keydown", function (event) {
@@ -69,8 +102,30 @@
     var at = fields.indexOf(event.target);
     if (at >= 0 && at < fields.length - 1) {
       event.preventDefault();
-      fields[at + 1].focus();
-      fields[at + 1].select();
+      moveOn(event.target);
+    }
+  });
+
+  // A typed count that cannot grow any more (a Dutch 0, 5–9 or two digits; a Blitz 0, 2–9 or 10: no
+  // digit more fits under the field's maximum) moves on by itself. Only typing does: not a deletion,
+  // not the − + buttons.
+  function complete(input) {
+    var v = input.value.trim();
+    return /^\d+$/.test(v) && (v.charAt(0) === "0" || Number(v) * 10 > Number(input.dataset.max || 99));
+  }
+  document.addEventListener("input", function (event) {
+    var input = event.target;
+    if (input.classList && input.classList.contains("num") && event.inputType && event.inputType.indexOf("insert") === 0 &&
+        complete(input)) {
+      moveOn(input);
+    }
+  });
+  // A tapped count is selected whole, so the digit typed next replaces it.
+  document.addEventListener("focusin", function (event) {
+    var input = event.target;
+    if (input.classList && input.classList.contains("num") && input.closest(".round-form")) {
+      var before = input.value;  // after the tap's own caret placement; not if a digit came first
+      setTimeout(function () { if (document.activeElement === input && input.value === before) input.select(); }, 0);
     }
   });
 
@@ -188,11 +243,17 @@
     }
   });
 
+  function steppersChoiceShown() {
+    var on = document.documentElement.classList.contains("steppers");
+    document.querySelectorAll("[data-steppers]").forEach(function (b) { b.setAttribute("aria-pressed", String(on)); });
+  }
   document.addEventListener("DOMContentLoaded", function () {
     stayAwake();
+    steppersChoiceShown();
     document.querySelectorAll(".round-form").forEach(updatePoints);
   });
   document.addEventListener("htmx:afterSettle", function (event) {
+    steppersChoiceShown();
     document.querySelectorAll(".round-form").forEach(updatePoints);
     showWhatHappened(event);
   });

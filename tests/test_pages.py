@@ -148,10 +148,18 @@ def totals_of(page: BeautifulSoup) -> dict[str, int]:
 
 
 def history(page: BeautifulSoup) -> list[list[str]]:
-    """Each round row of the history table: [number, "points total cards" per player...]."""
+    """Each round's card in the history, oldest first (the page shows the latest first):
+    [number, "points total dutch/blitz" per player...]."""
+    cards = page.select("#history li.round-card[data-round]")
+    numbers = [int(card["data-round"]) for card in cards]
+    assert numbers == sorted(numbers, reverse=True), "the latest round comes first"
     return [
-        [text(row.select_one("th"))] + [text(td) for td in row.select("td:not(.row-actions)")]
-        for row in page.select("#history tbody tr[data-round]")
+        [card["data-round"]]
+        + [
+            f"{text(s.select_one('.points'))} {text(s.select_one('.total'))} {text(s.select_one('.cards')).replace(' ', '')}"
+            for s in card.select(".round-scores li.score")
+        ]
+        for card in reversed(cards)
     ]
 
 
@@ -386,8 +394,9 @@ def test_the_worked_example_played_without_javascript(worked: Table):
     ]
     assert page.select_one("#scoreboard li.leader .leader-mark") is not None
     assert [p["value"] for p in page.select("#scoreboard progress")] == ["75", "75", "31", "15"]
-    assert texts(page.select("#history thead th bdi")) == NAMES
-    assert texts(page.select("#history tbody tr.start td .total")) == ["58", "70", "30", "20"]
+    assert texts(page.select("#history li[data-round='1'] .who")) == NAMES
+    assert texts(page.select("#history li.start .who")) == NAMES
+    assert texts(page.select("#history li.start .total")) == ["58", "70", "30", "20"]
     assert history(page) == [["1", "+22 80 22/0", "+8 78 14/3", "+1 31 11/5", "-5 15 9/7"]]
 
     banner = page.select_one("#banner")
@@ -545,8 +554,8 @@ def test_correct_a_past_round(client: TestClient):
     table.save_round([(10, 0), (5, 2)])
     table.save_round([(4, 3), (8, 0)])
     page = table.page()
-    edit_links = page.select("#history tr[data-round] .row-actions a[aria-label^=Edit]")
-    assert [a["href"] for a in edit_links] == [f"{table.url}?edit=1", f"{table.url}?edit=2"]
+    edit_links = page.select("#history li[data-round] .row-actions a[aria-label^=Edit]")
+    assert [a["href"] for a in edit_links] == [f"{table.url}?edit=2", f"{table.url}?edit=1"]  # the latest first
 
     page = table.page("?edit=1")
     assert text(page.select_one("#round-entry h2")) == "Correct round 1"
@@ -643,7 +652,7 @@ def test_deleting_the_deciding_round_reopens_the_game(worked: Table):
     page = worked.page()
     assert page.select_one("#banner") is None
     assert text(page.select_one("#round-entry h2")) == "Round 1"
-    assert page.select_one("#history tbody tr[data-round]") is None
+    assert page.select_one("#history li[data-round]") is None
 
 
 # --- ties, rules, rematch ---------------------------------------------------------------------------
@@ -1160,7 +1169,7 @@ def test_names_that_look_like_code_render_as_text(client: TestClient):
         assert SCRIPT_NAME in text(page.select_one("#chart desc")), name
     assert texts(pages["keeper"].select("#round-entry legend bdi")) == names
     assert texts(pages["keeper"].select(f'label[for="dutch-{table.player_ids()[1]}"]')) == ["Dutch cards — {{7*7}}"]
-    assert texts(pages["view"].select("#history thead th bdi")) == names
+    assert texts(pages["view"].select("#history li.round-card .who")) == names
     assert f"{SCRIPT_NAME} +10" in text(pages["keeper-delete"].select_one("#confirm-delete p"))
     assert text(pages["start"].select_one("#your-games li a bdi")) == "<b>bold</b> {{ 6*7 }}"
 

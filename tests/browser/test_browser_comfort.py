@@ -67,7 +67,7 @@ CONTRAST = """
 """
 TEXT = (
     "h1, h2, label, legend, .muted, .rank, .name bdi, .total, .to-target, .rules-line, .points, "
-    ".rounds th, .rounds td span, .legend bdi, .field-error, .form-error, button, a, .banner h2, .banner li"
+    ".round-card h3, .round-scores bdi, .round-scores span, .legend bdi, .field-error, .form-error, button, a, .banner h2, .banner li"
 )
 
 

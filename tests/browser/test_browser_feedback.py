@@ -29,7 +29,7 @@ def test_a_save_confirms_with_undo_and_shows_the_new_totals(phones: Phones, serv
     expect(scoreboard(page).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
     done.get_by_role("button", name="Undo").click()
     expect(scoreboard(page).locator(".total")).to_have_text(["0", "0", "0", "0"])
-    expect(page.locator("#history tbody tr[data-round]")).to_have_count(0)
+    expect(page.locator("#history li[data-round]")).to_have_count(0)
     expect(page.locator("#done")).to_have_count(0)
 
 
@@ -92,16 +92,19 @@ def test_enter_moves_to_the_next_field_and_only_the_last_one_saves(phones: Phone
     page = phones.page()
     page.goto(game.edit_url)
     dutch(page, "Ana").click()
-    page.keyboard.type("12")
+    page.keyboard.type("4")  # could still become 40: the cursor stays
+    expect(dutch(page, "Ana")).to_be_focused()
     page.keyboard.press("Enter")  # a half-filled round is not sent: the cursor moves on
     expect(blitz(page, "Ana")).to_be_focused()
-    for keys in ("0", "9", "4", "7", "6", "5"):
+    page.keyboard.type("0")  # a count that can't grow moves on by itself
+    expect(dutch(page, "Ben")).to_be_focused()
+    for keys in ("3", "1", "2", "1", "1"):
         page.keyboard.type(keys)
         page.keyboard.press("Enter")
     expect(blitz(page, "Dee")).to_be_focused()
-    expect(page.locator("#history tbody tr[data-round]")).to_have_count(0)  # nothing saved so far
-    page.keyboard.type("8")
+    expect(page.locator("#history li[data-round]")).to_have_count(0)  # nothing saved so far
+    page.keyboard.type("1")
     page.keyboard.press("Enter")  # the last field's Enter saves the round
     expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_be_visible()
-    expect(scoreboard(page).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
+    expect(scoreboard(page).locator(".total")).to_have_text(["4", "1", "0", "-1"])
     assert page.locator("#round-entry input.num").last.get_attribute("enterkeyhint") == "done"

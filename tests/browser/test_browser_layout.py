@@ -57,10 +57,25 @@ def test_no_sideways_scroll_at_360_px_with_eight_players(phones: Phones, server:
     assert page.evaluate("window.innerWidth") == 360
     assert_no_sideways_scroll(page)
     if which != "tv":
-        # The wide history table scrolls inside its own box instead.
-        box = page.locator("#history .table-scroll")
-        assert box.evaluate("el => el.scrollWidth > el.clientWidth")
-        assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
+        # The history has a card per round: its eight players wrap inside the card, nothing scrolls
+        # sideways, not even inside a box of its own, and each round's Edit and Delete are on screen.
+        cards = page.locator("#history li.round-card[data-round]")
+        expect(cards).to_have_count(3)
+        overflowing = page.locator("#history *").evaluate_all(
+            "els => els.filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'hidden')"
+            ".map(el => el.className)"
+        )
+        assert overflowing == []
+        for box in cards.locator(".round-scores li").evaluate_all(
+            "els => els.map(el => el.getBoundingClientRect()).map(r => [r.left, r.right])"
+        ):
+            assert 0 <= box[0] and box[1] <= 360, box
+        if which.startswith("keeper"):
+            for action in ("Edit round 2", "Delete round 2", "Edit round 1"):
+                link = page.get_by_role("link", name=action)
+                link.scroll_into_view_if_needed()
+                box = link.bounding_box()
+                assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, (action, box)
     expect(page.locator("#chart svg.chart")).to_be_visible()
     chart = page.locator("#chart svg.chart").bounding_box()
     assert chart is not None and chart["x"] >= 0 and chart["x"] + chart["width"] <= 360

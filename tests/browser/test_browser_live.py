@@ -41,7 +41,7 @@ def test_the_view_link_shows_each_save_without_reloading(phones: Phones, server:
     fill_round(keeper, ["Ana", "Ben"], [(10, 0), (5, 2)])
     save_round(keeper, 1)
     expect(scoreboard(viewer).locator(".total")).to_have_text(["10", "1"])
-    expect(viewer.locator("#history tbody tr[data-round]")).to_have_count(1)
+    expect(viewer.locator("#history li[data-round]")).to_have_count(1)
     expect(viewer.locator(".round-count")).to_have_text("· after round 1")
 
     fill_round(keeper, ["Ana", "Ben"], [(4, 3), (12, 0)])
@@ -58,7 +58,7 @@ def test_the_view_link_shows_each_save_without_reloading(phones: Phones, server:
     keeper.get_by_role("link", name="Undo last round").click()
     keeper.get_by_role("button", name="Delete round 2").click()
     expect(scoreboard(viewer).locator(".total")).to_have_text(["30", "1"])
-    expect(viewer.locator("#history tbody tr[data-round]")).to_have_count(1)
+    expect(viewer.locator("#history li[data-round]")).to_have_count(1)
 
     # The viewer never got a form, and never reloaded.
     expect(viewer.locator("form")).to_have_count(0)
@@ -128,7 +128,7 @@ def test_the_view_reconnects_after_the_server_went_away_and_catches_up(phones: P
     context.unroute("**/events")
     expect(viewer.locator("#game")).to_have_attribute("data-version", "4", timeout=20_000)
     expect(scoreboard(viewer).locator(".total")).to_have_text(["11", "9"])
-    expect(viewer.locator("#history tbody tr[data-round]")).to_have_count(3)
+    expect(viewer.locator("#history li[data-round]")).to_have_count(3)
     assert navigations == []
     assert same_document(viewer)
 

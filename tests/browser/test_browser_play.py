@@ -53,7 +53,12 @@ def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones
     expect(blitz(page, "Ana")).to_have_value("0")
     expect(points(page, "Ana")).to_have_text("+22")
 
-    # Ben: mostly the steppers (tapped, as on a phone).
+    # Ben: mostly the − + buttons (tapped, as on a phone), which are a choice the phone remembers.
+    choice = page.get_by_role("button", name="− + buttons")
+    expect(choice).to_have_attribute("aria-pressed", "false")
+    expect(page.get_by_role("button", name="One Blitz card more — Ben")).to_be_hidden()
+    choice.tap()
+    expect(choice).to_have_attribute("aria-pressed", "true")
     more_blitz = page.get_by_role("button", name="One Blitz card more — Ben")
     for expected in ("1", "2", "3"):
         more_blitz.tap()
@@ -85,7 +90,7 @@ def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones
     expect(scoreboard(page).locator(".rank")).to_have_text(["1", "2", "3", "4"])
     expect(page.locator("#scoreboard li.leader .name")).to_have_text("Ana ★")
     expect(page.locator("#round-entry")).to_have_count(0)
-    expect(page.locator("#history tbody tr[data-round] .points")).to_have_text(["+22", "+8", "+1", "-5"])
+    expect(page.locator("#history li[data-round] .points")).to_have_text(["+22", "+8", "+1", "-5"])
     expect(page.locator("#chart polyline")).to_have_count(4)
     assert navigations == []  # saved by htmx, no page load
     phones.screenshot(page, "game-over")
@@ -142,6 +147,7 @@ def test_a_mistake_is_shown_beside_the_field_and_can_be_corrected(phones: Phones
     assert game.read()["rounds"] == []
 
     # Fixed: saved, and the messages are gone.
+    page.get_by_role("button", name="− + buttons").click()
     page.get_by_role("button", name="One Dutch card fewer — Ana").click()
     expect(dutch(page, "Ana")).to_have_value("40")
     dutch(page, "Ana").fill("5")
@@ -173,14 +179,14 @@ def test_correct_a_past_round_and_undo_the_last_one(phones: Phones, server: Serv
     expect(scoreboard(page).locator(".name")).to_have_text(["Ana ★", "Ben"])
     expect(scoreboard(page).locator(".total")).to_have_text(["18", "9"])
     expect(page.get_by_role("heading", name="Round 3")).to_be_visible()
-    expect(page.locator("#history tbody tr[data-round='1'] .points")).to_have_text(["+20", "+1"])
+    expect(page.locator("#history li[data-round='1'] .points")).to_have_text(["+20", "+1"])
 
     page.get_by_role("link", name="Undo last round").click()
     confirm = page.locator("#confirm-delete")
     expect(confirm.get_by_role("heading")).to_have_text("Delete round 2?")
-    expect(page.locator("#history tbody tr[data-round]")).to_have_count(2)  # nothing deleted yet
+    expect(page.locator("#history li[data-round]")).to_have_count(2)  # nothing deleted yet
     confirm.get_by_role("button", name="Delete round 2").click()
-    expect(page.locator("#history tbody tr[data-round]")).to_have_count(1)
+    expect(page.locator("#history li[data-round]")).to_have_count(1)
     expect(scoreboard(page).locator(".total")).to_have_text(["20", "1"])
     expect(page.get_by_role("heading", name="Round 2")).to_be_visible()
 
@@ -188,7 +194,7 @@ def test_correct_a_past_round_and_undo_the_last_one(phones: Phones, server: Serv
     page.get_by_role("link", name="Delete round 1").click()
     page.locator("#confirm-delete").get_by_role("link", name="Cancel").click()
     expect(page.locator("#confirm-delete")).to_have_count(0)
-    expect(page.locator("#history tbody tr[data-round]")).to_have_count(1)
+    expect(page.locator("#history li[data-round]")).to_have_count(1)
     assert navigations == []
     assert [p["total"] for p in game.read()["players"]] == [20, 1]
 
