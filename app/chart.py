@@ -2,6 +2,9 @@
 
 Pure geometry from a scored game; templates/_chart.html draws it. Each player keeps one colour and
 one marker shape (so the lines are told apart without colour too), and the target is a dashed line.
+No label overlaps another or a line: the axis labels sit clear of the start markers, round numbers are
+spaced for their width, and "target 75" goes where no line passes (tried right, left, then between,
+above the dashed line and then below it).
 """
 
 from __future__ import annotations
@@ -10,10 +13,22 @@ from dataclasses import dataclass
 
 from app.scoring import GameState, Player
 
-WIDTH, HEIGHT = 360, 220
-LEFT, RIGHT, TOP, BOTTOM = 34, 10, 10, 24  # room for the axis labels
 MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "plus", "cross", "star")
 MAX_MARKED_ROUNDS = 30  # beyond this, only the last point of each line carries its marker
+MARKER = 5  # a marker's half width (user units)
+CHAR = 0.6  # a digit or letter's width, as a share of the font size (system-ui, generous)
+
+
+@dataclass(frozen=True, slots=True)
+class Size:
+    width: int
+    height: int
+    font: int  # the labels' font size, in the viewBox's units
+
+
+PHONE = Size(360, 220, 10)
+# The TV view: drawn about 630 px wide at 1280×800, so a 16-unit label is about 25 px, readable from 4 m.
+TV = Size(400, 230, 16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,17 +57,35 @@ class Tick:
 
 
 @dataclass(frozen=True, slots=True)
+class Label:
+    x: float  # where its text-anchor is
+    y: float  # its baseline
+    anchor: str  # "start" or "end"
+
+
+@dataclass(frozen=True, slots=True)
 class Chart:
     width: int
     height: int
+    font: int
     lines: tuple[Line, ...]
     target_y: float
     target: int
+    target_label: Label
     y_ticks: tuple[Tick, ...]
     x_labels: tuple[tuple[int, float], ...]  # (round number, x)
     left: int
     right: int
     bottom: int
+
+    @property
+    def tick_x(self) -> int:
+        """Where the value labels end: clear of the start markers on the left edge."""
+        return self.left - MARKER - 3
+
+    @property
+    def x_label_y(self) -> float:
+        return self.bottom + MARKER + 2 + self.font
 
 
 def _nice_step(span: int) -> int:
@@ -62,8 +95,9 @@ def _nice_step(span: int) -> int:
     return 10_000
 
 
-def build_chart(players: list[Player], state: GameState) -> Chart:
+def build_chart(players: list[Player], state: GameState, size: Size = PHONE) -> Chart:
     target = state.rules.target
+    font = size.font
     series: dict[int, list[int]] = {p.id: [p.starting_score] for p in players}
     for round_ in state.rounds:
         for score in round_.scores:
@@ -77,16 +111,17 @@ def build_chart(players: list[Player], state: GameState) -> Chart:
         high = low + step
     rounds = max(len(state.rounds), 1)
     tick_values = range(low, high + 1, step)
-    # Room for the longest axis label ("-10000" needs more than "80"), about 6 px a character at 10 px.
-    left = max(LEFT, 8 + 6 * max(len(str(v)) for v in tick_values))
-    plot_w = WIDTH - left - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
+    # Room for the longest value label ("-10000" needs more than "80"), then a gap, then the markers.
+    left = round(CHAR * font * max(len(str(v)) for v in tick_values) + MARKER + 3 + 4)
+    right = size.width - MARKER - 5
+    top, bottom = MARKER + 5, size.height - (MARKER + 2 + font + 4)
+    plot_w, plot_h = right - left, bottom - top
 
     def x(i: int) -> float:
         return left + plot_w * i / rounds
 
     def y(v: int) -> float:
-        return TOP + plot_h * (high - v) / (high - low)
+        return top + plot_h * (high - v) / (high - low)
 
     lines = []
     for index, player in enumerate(players):
@@ -94,6 +129,76 @@ def build_chart(players: list[Player], state: GameState) -> Chart:
         marked = points if len(state.rounds) <= MAX_MARKED_ROUNDS else points[-1:]
         lines.append(Line(player, index % len(MARKERS), MARKERS[index % len(MARKERS)], points, marked))
     ticks = tuple(Tick(v, y(v)) for v in tick_values)
-    label_every = max(1, -(-len(state.rounds) // 10))
+    # Round numbers spaced by their own width: the widest label and a gap between two.
+    widest = CHAR * font * (len(str(len(state.rounds))) + 1.5)
+    label_every = max(1, -(-len(state.rounds) // max(1, int(plot_w // widest))))
     x_labels = tuple((i, x(i)) for i in range(0, len(state.rounds) + 1, label_every))
-    return Chart(WIDTH, HEIGHT, tuple(lines), y(target), target, ticks, x_labels, left, WIDTH - RIGHT, HEIGHT - BOTTOM)
+    target_y = y(target)
+    label = _place_target_label(f"target {target}", target_y, lines, font, left, right, top, bottom, plot_w / rounds)
+    return Chart(
+        size.width, size.height, font, tuple(lines), target_y, target, label, ticks, x_labels, left, right, bottom
+    )
+
+
+def _place_target_label(
+    text: str, line_y: float, lines: list[Line], font: int, left: float, right: float, top: float, bottom: float,
+    dx: float,
+) -> Label:
+    """The first place along the dashed line where the label's box meets no line and no marker."""
+    width, gap = CHAR * font * len(text), 3
+    ascent, descent = 0.8 * font, 0.25 * font
+    places = []
+    for baseline in (line_y - gap - descent, line_y + gap + ascent):  # above the dashed line, then below
+        if baseline - ascent < 0 or baseline + descent > bottom:
+            continue
+        for x0 in (right - width, left + gap, *(left + (right - left - width) * f for f in (0.5, 0.25, 0.75))):
+            places.append((x0, baseline))
+    for x0, baseline in places:
+        box = (x0 - 2, baseline - ascent - 2, x0 + width + 2, baseline + descent + 2)
+        if not any(_crosses(line, box, left, dx) for line in lines):
+            return _label(x0, baseline, width, right)
+    x0, baseline = places[0] if places else (right - width, line_y - gap - descent)
+    return _label(x0, baseline, width, right)  # nowhere free (a crowded chart): the usual place
+
+
+def _label(x0: float, baseline: float, width: float, right: float) -> Label:
+    # Anchored at the end when at the right edge, so the text never runs past it in a wider font.
+    if x0 + width >= right - 0.5:
+        return Label(right, baseline, "end")
+    return Label(x0, baseline, "start")
+
+
+def _crosses(line: Line, box: tuple[float, float, float, float], left: float, dx: float) -> bool:
+    x0, y0, x1, y1 = box
+    points = line.points
+    # The points are dx apart from the left edge: look only at the segments under the box.
+    first = max(0, int((x0 - MARKER - left) // dx) - 1)
+    last = min(len(points) - 1, int((x1 + MARKER - left) // dx) + 1)
+    marked = set(line.marked)
+    for i in range(first, last + 1):
+        p = points[i]
+        if p in marked and p.x + MARKER > x0 and p.x - MARKER < x1 and p.y + MARKER > y0 and p.y - MARKER < y1:
+            return True
+        if i < last and _segment_meets_box(p, points[i + 1], box):
+            return True
+    return False
+
+
+def _segment_meets_box(a: Point, b: Point, box: tuple[float, float, float, float]) -> bool:
+    """Liang–Barsky: does the segment a–b pass through the box (inflated by the line's width)?"""
+    x0, y0, x1, y1 = box[0] - 1.5, box[1] - 1.5, box[2] + 1.5, box[3] + 1.5
+    t0, t1 = 0.0, 1.0
+    dx, dy = b.x - a.x, b.y - a.y
+    for p, q in ((-dx, a.x - x0), (dx, x1 - a.x), (-dy, a.y - y0), (dy, y1 - a.y)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True

@@ -469,7 +469,7 @@ def test_adding_a_player_focuses_the_new_field(client: TestClient):
             "dutch-1",
             "Ben: 35 Dutch cards and 8 Blitz cards left make 43, but a deck has only 40 cards.",
         ),
-        ([(22, 0), (14, 3), ("", 5), (9, 7)], "dutch-2", "Enter Cy's dutch cards."),
+        ([(22, 0), (14, 3), ("", 5), (9, 7)], "dutch-2", "Enter Cy's Dutch cards."),
         ([(22, 0), (14, 3), (11, 5), (9, "abc")], "blitz-3", "Dee: Blitz cards left must be a whole number."),
         ([(22, 0), (14, 3), (11, "-1"), (9, 7)], "blitz-2", "Cy: Blitz cards left must be between 0 and 10."),
     ],

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import Request
 
 from app import scoring
-from app.chart import build_chart
+from app.chart import PHONE, TV, build_chart
 from app.names import join_names
 from app.outlook import what_it_takes
 from app.security import (
@@ -103,7 +103,7 @@ def game_context(
         "colour": colour,
         "names": view.player_names(),
         "banner": _banner(view),
-        "chart": build_chart(seats, state),
+        "chart": build_chart(seats, state, TV if tv else PHONE),
         "chances": _chances(state, view),
         "keeper": keeper,
         "form": form if keeper else None,

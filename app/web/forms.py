@@ -76,7 +76,7 @@ def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
             raw = form.get(name, "").strip()
             state.values[name] = raw[:20]
             if not raw:
-                state.errors.setdefault(name, []).append(f"Enter {player.name}'s {label.lower()}.")
+                state.errors.setdefault(name, []).append(f"Enter {player.name}'s {label}.")
                 continue
             try:
                 counts[kind] = int(raw)
