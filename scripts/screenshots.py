@@ -1,8 +1,9 @@
-"""Take the README's two screenshots: the scorekeeper's page and the view page, on a phone (390×844).
+"""Take the README's screenshots: the scorekeeper's page and the view page on a phone (390×844), the
+round entry as the phone's screen shows it, the history on a phone, and the TV view (1280×800).
 
 Run with `.venv/bin/python scripts/screenshots.py`. It starts its own server on a temporary SQLite
 file (as the browser tests do), plays a short game in Debian's Chromium (or $BLITZBOARD_CHROMIUM), and
-writes docs/screenshot-keeper.png and docs/screenshot-view.png.
+writes docs/screenshot-{keeper,view,entry,history,tv}.png.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ NAMES = ["Ana", "Ben", "Cy", "Dee"]
 ROUNDS = [
     [(12, 0), (9, 2), (7, 4), (10, 1)],
     [(8, 3), (15, 0), (6, 5), (9, 2)],
+    [(10, 2), (7, 4), (13, 0), (8, 3)],
 ]
+TV = {"viewport": {"width": 1280, "height": 800}, "device_scale_factor": 1, "is_mobile": False, "has_touch": False}
 NEXT_ROUND = [(14, 0), (11, 2), (None, 3), (None, None)]  # being typed when the picture is taken
 
 
@@ -55,15 +58,23 @@ def main() -> None:
                 keeper.get_by_role("button", name="Blitz! — Ana").click()
                 keeper.locator("#main").click(position={"x": 1, "y": 1})  # no focus ring in the picture
                 keeper.screenshot(path=DOCS / "screenshot-keeper.png", full_page=True, caret="initial")
+                keeper.screenshot(path=DOCS / "screenshot-entry.png", caret="initial")  # one screen, as the phone shows it
+                keeper.locator("#history").screenshot(path=DOCS / "screenshot-history.png", caret="initial")
 
                 viewer = browser.new_context(**options).new_page()
                 viewer.goto(keeper.url.removesuffix("/score"))
                 expect(viewer.locator(".round-count")).to_have_text(f"· after round {len(ROUNDS)}")
                 viewer.screenshot(path=DOCS / "screenshot-view.png", full_page=True, caret="initial")
+
+                tv = browser.new_context(**(options | TV)).new_page()
+                tv.goto(keeper.url.removesuffix("/score") + "?tv=1")
+                expect(tv.locator(".round-count")).to_have_text(f"· after round {len(ROUNDS)}")
+                tv.screenshot(path=DOCS / "screenshot-tv.png", caret="initial")
                 browser.close()
         finally:
             server.stop()
-    for name in ("screenshot-keeper.png", "screenshot-view.png"):
+    for name in ("keeper", "view", "entry", "history", "tv"):
+        name = f"screenshot-{name}.png"
         print(DOCS / name)
 
 

@@ -132,6 +132,10 @@
   document.addEventListener("input", function (event) {
     var form = event.target.closest(".round-form");
     if (form) updatePoints(form);
+    // The next round is being typed: the last one's confirmation steps aside (its Undo is still
+    // "Undo last round" in the history), so it covers none of the rows at the bottom of the screen.
+    var done = form && document.getElementById("done");
+    if (done) done.remove();
     // The start page: a starting score's label names the player as their name is typed.
     var label = event.target.id && document.querySelector("[data-name-of='" + event.target.id + "']");
     if (label) label.textContent = "Starting score — " + (event.target.value.trim() || label.dataset.unnamed);

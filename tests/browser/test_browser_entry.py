@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.helpers import Phones, Server, api_game, blitz, dutch, scoreboard
+from tests.browser.helpers import Phones, Server, api_game, blitz, dutch, fill_round, scoreboard
 
 pytestmark = pytest.mark.browser
 
@@ -32,18 +32,39 @@ class Hands:
         for key in text:
             self.page.keyboard.press(key)
             self.count += 1
+            self.focused_field_is_seen()
+
+    def focused_field_is_seen(self) -> None:
+        """The field the cursor moved to is on screen and not under the pinned Save button or the
+        confirmation: what is at its centre is the field itself."""
+        seen = self.page.evaluate(
+            """() => {
+          const el = document.activeElement, box = el.getBoundingClientRect();
+          const x = box.left + box.width / 2, y = box.top + box.height / 2;
+          return y > 0 && y < window.innerHeight && document.elementFromPoint(x, y) === el;
+        }"""
+        )
+        assert seen, self.page.evaluate("document.activeElement.outerHTML")
 
 
 def scroll_y(page: Page) -> float:
     return page.evaluate("window.scrollY")
 
 
-def test_a_round_of_four_in_eleven_interactions_without_scrolling(phones: Phones, server: Server):
+@pytest.mark.parametrize("before", ["opened", "saved here"])
+def test_a_round_of_four_in_eleven_interactions_without_scrolling(phones: Phones, server: Server, before: str):
     game = api_game(server, NAMES)
-    game.add_round([(10, 0), (6, 3), (5, 4), (4, 5)])  # the page as it opens after the previous round
     page = phones.page()
-    page.goto(game.edit_url)
+    if before == "opened":  # the page as it opens after the previous round
+        game.add_round([(10, 0), (6, 3), (5, 4), (4, 5)])
+        page.goto(game.edit_url)
+    else:  # the previous round saved on this page: its confirmation is at the bottom of the screen
+        page.goto(game.edit_url)
+        fill_round(page, NAMES, [(10, 0), (6, 3), (5, 4), (4, 5)])
+        page.get_by_role("button", name="Save round").click()
+        expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_be_visible()
     expect(page.get_by_role("heading", name="Round 2")).to_be_visible()
+    assert scroll_y(page) == 0
     hands = Hands(page)
 
     hands.tap(dutch(page, "Ana"))
@@ -58,6 +79,7 @@ def test_a_round_of_four_in_eleven_interactions_without_scrolling(phones: Phones
     hands.tap(save)
 
     expect(page.get_by_role("status").filter(has_text="Round 2 saved.")).to_be_in_viewport()
+    expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_have_count(0)
     expect(scoreboard(page).locator(".total")).to_have_text(["22", "1", "-8", "-17"])
     assert hands.count <= 11, hands.count
     assert scroll_y(page) == 0  # nothing needed scrolling, and the save scrolled nothing
