@@ -21,7 +21,9 @@ from tests.helpers import (
     claim,
     csrf_of,
     html,
+    reads_of,
     round_form,
+    statements,
     text_of,
 )
 
@@ -306,3 +308,57 @@ def test_the_deleted_games_link_says_gone(old, new: TestClient):
     assert game.client.delete(f"/api/v1/games/{game.id}", headers=game.auth).status_code == 204
     assert new.get(path).status_code == 410
     assert new.post(path, follow_redirects=False).status_code == 410
+
+
+# --- the scorekeeper's page follows the game ---------------------------------------------------------
+
+
+def test_the_keeper_page_follows_the_event_stream(old):
+    browser, game = old
+    page = html(browser.get(f"/g/{game.id}/score"))
+    live = page.select_one("#live[hx-ext=sse]")
+    assert live["sse-connect"] == f"/g/{game.id}/events"
+    refresh = live.select_one("#live-refresh")
+    assert refresh["hx-get"] == f"/g/{game.id}/score"
+    assert refresh["hx-include"] == "#since, #keeper-state"
+    assert page.select_one("#game #since")["value"] == "1"
+    assert page.select_one("#game #keeper-state").select("input") == []
+    assert page.select_one("script[src*=htmx-ext-sse]") is not None
+
+
+def test_the_keeper_refresh_answers_204_until_another_keeper_saves(old, app: FastAPI):
+    browser, game = old
+    with statements(app) as seen:
+        same = browser.get(f"/g/{game.id}/score", params={"since": 1}, headers=HTMX)
+    assert (same.status_code, same.text) == (204, "")
+    assert (reads_of(seen, "player"), reads_of(seen, "round")) == (0, 0), seen
+    game.add_round(SMALL_ROUND)  # another keeper (here the API) saves
+    newer = browser.get(f"/g/{game.id}/score", params={"since": 1}, headers=HTMX)
+    assert newer.status_code == 200
+    fragment = html(newer)
+    assert fragment.select_one("#game")["data-version"] == "2"
+    assert fragment.select_one("#since")["value"] == "2"
+    assert fragment.select_one("#round-entry form input[name=version]")["value"] == "2"
+    # Without htmx, `since` changes nothing: the whole page.
+    assert html(browser.get(f"/g/{game.id}/score", params={"since": 2})).select_one("#share") is not None
+    assert browser.get(f"/g/{game.id}/score", params={"since": -1}, headers=HTMX).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("query", "state", "shown"),
+    [
+        ("?edit=1", {"edit": "1"}, "#round-entry form[action$='/rounds/1']"),
+        ("?delete=1", {"delete": "1"}, "#confirm-delete"),
+        ("?delete_game=1", {"delete_game": "1"}, "#game form[action$='/delete']"),
+    ],
+)
+def test_the_keeper_refresh_keeps_what_the_page_has_open(old, query: str, state: dict[str, str], shown: str):
+    browser, game = old
+    game.add_round(SMALL_ROUND)
+    fragment = html(browser.get(f"/g/{game.id}/score{query}", headers=HTMX))
+    inputs = {str(i["name"]): str(i["value"]) for i in fragment.select("#keeper-state input")}
+    assert inputs == state
+    game.add_round(SMALL_ROUND)  # another keeper saves: the refresh asks for the same view
+    refreshed = html(browser.get(f"/g/{game.id}/score", params={"since": 2, **inputs}, headers=HTMX))
+    assert refreshed.select_one(shown) is not None
+    assert refreshed.select_one("#game")["data-version"] == "3"
