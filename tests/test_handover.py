@@ -4,6 +4,7 @@ editing" shows the edit link, which keeps both phones' rights."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from urllib.parse import urlsplit
@@ -300,6 +301,19 @@ def test_the_api_keeps_its_key_and_rotation(old, new: TestClient):
         f"/api/v1/games/{game.id}/rounds", json=body, headers={"Authorization": f"Bearer {new_key}"}
     )
     assert added.status_code == 201
+
+
+def test_the_token_never_reaches_a_log_line_or_a_compressed_answer(old, new: TestClient, caplog):
+    browser, game = old
+    caplog.set_level(logging.INFO, logger="blitzboard")
+    path = handover_path(browser, game)
+    token = path.rsplit("/", 1)[1]
+    asked = new.get(path, headers={"Accept-Encoding": "gzip"})
+    assert asked.status_code == 200 and "content-encoding" not in asked.headers  # a secret beside typed text
+    assert take(new, path)[0].status_code == 303
+    logged = [r.getMessage() for r in caplog.records]
+    assert sum(f"/g/{game.id}/take/[redacted]" in line for line in logged) == 3, logged
+    assert not any(token in line for line in logged)
 
 
 def test_the_deleted_games_link_says_gone(old, new: TestClient):
