@@ -33,6 +33,12 @@ class KeyWrong(GameError):
     status, slug, title = 403, "edit-key-wrong", "Wrong edit key"
 
 
+class HandoverRefused(GameError):
+    """A handover link that can't take over the game: used already, expired, or not one (app.handover)."""
+
+    status, slug, title = 403, "handover-link-refused", "Handover link not valid"
+
+
 class GameIsOver(GameError):
     status, slug, title = 409, "game-over", "The game is over"
 

@@ -1,4 +1,5 @@
-"""The use cases: create a game, change its name or rules, add / correct / delete a round, rotate its key.
+"""The use cases: create a game, change its name or rules, add / correct / delete a round, rotate its key,
+hand it over.
 
 Each asks app.scoring whether the change is allowed and makes it inside the write transaction that
 every change shares (app.writes); they return domain results (Outcome), never HTTP.
@@ -18,9 +19,11 @@ from app.errors import (
     GameError,
     GameIsOver,
     GameNotFound,
+    HandoverRefused,
     InvalidInput,
     TooManyRounds,
 )
+from app.handover import handover_problem
 from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, Idempotency, snapshot
 from app.live_pg import notify_in_transaction
 from app.models import DeletedGame, Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore
@@ -81,6 +84,11 @@ class Games(WriteTransactions):
 
     def key_hash(self, game_id: str) -> str | None:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
+
+    def key_and_version(self, game_id: str) -> tuple[str, int] | None:
+        """The game's key hash and version alone (a keeper page's live refresh): one small query."""
+        row = self.session.exec(select(Game.edit_key_hash, Game.version).where(Game.id == game_id)).first()
+        return (row[0], row[1]) if row is not None else None
 
     def existing(self, game_ids: list[str]) -> list[Game]:
         if not game_ids:
@@ -289,6 +297,42 @@ class Games(WriteTransactions):
             operation=ROTATE,
             new_key=new_key,
             urls_for=urls_for,
+        )
+
+    def take_over(
+        self,
+        game_id: str,
+        token: str,
+        urls_for: UrlsFor,
+        *,
+        idempotency: Idempotency | None = None,
+        now: float | None = None,
+    ) -> Outcome:
+        """Hand over: a handover link (app.handover) gives a new edit key to the phone that opens it, and
+        the old key stops working, in one transaction. A rotation in all but the credential: the token
+        stands in for the old key, so a retry whose answer was lost gets the same new key back (bound
+        to the token, while nothing else changed the game) rather than locking every phone out."""
+        new_key = new_edit_key()
+        sealer = self.replays.sealer
+
+        def authorize(game: Game) -> None:
+            if problem := handover_problem(sealer, game.id, game.edit_key_hash, token, now=now):
+                raise HandoverRefused(problem)
+
+        def change(view: GameView) -> None:
+            view.game.edit_key_hash = hash_key(new_key)
+
+        return self._write(
+            game_id,
+            Credential(None),
+            change,
+            if_match=None,
+            idempotency=idempotency,
+            operation=ROTATE,
+            new_key=new_key,
+            urls_for=urls_for,
+            authorize=authorize,
+            binding="handover:" + token,
         )
 
     def delete_game(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> None:

@@ -18,9 +18,9 @@ from app.requestid import request_id_of
 
 access_log = logging.getLogger("blitzboard.access")
 
-# Edit links carry the key in their path; it never reaches a log line.
-_SECRET_IN_PATH = re.compile(r"(/edit/)[^/?#]+")
-_KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/)")
+# Edit links carry the key in their path, handover links their token; neither reaches a log line.
+_SECRET_IN_PATH = re.compile(r"(/(?:edit|take)/)[^/?#]+")
+_KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/|take/)")
 
 
 def redact(path: str) -> str:

@@ -140,11 +140,13 @@ class FormRefused(KeyWrong):
 
 
 # The use case's own "wrong key" is said for API clients; in a browser it means the cookie's key was
-# replaced (a new edit link was made on another phone).
+# replaced (the game was handed over to another phone, or a new edit link was made).
 STALE_KEY = (
-    "This browser's edit key doesn't work any more: a new edit link was made for this game. "
-    "Ask the scorekeeper for it, or watch the game."
+    "This browser's edit key doesn't work any more: scorekeeping was handed over to another phone, "
+    "or a new edit link was made for this game. Ask the scorekeeper for it, or watch the game."
 )
+# What a page that kept score says once its key stopped working (the view page, the keeper page).
+HANDED_OVER = "Scorekeeping was handed over to another phone; this page now only shows the game."
 
 
 def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Credential:

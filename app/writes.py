@@ -126,6 +126,8 @@ class WriteTransactions:
         new_key: str | None = None,
         urls_for: UrlsFor | None = None,
         view_on_refusal: bool = False,
+        authorize: Callable[[Game], None] | None = None,
+        binding: str | None = None,
     ) -> Outcome:
         """The write transaction every change shares (run again once if the connection drops).
 
@@ -135,12 +137,15 @@ class WriteTransactions:
         `view_on_refusal`: when `change` refuses (raises), the game as loaded goes up with the error
         (`error.view`), so a page can show the refusal without loading the game again. Only for
         changes that refuse before they touch the game's own row (rounds).
+
+        `authorize` replaces the edit key check (a handover link: app.handover), and `binding` what a
+        rotation's replay is bound to (by default the old key the request presents).
         """
         replays, session = self.replays, self.session
         key = mac = ""
         if idempotency:
-            binding = (credential.key or "") if operation == ROTATE else ""
-            key = replays.lookup_key(operation, game_id, binding, idempotency)
+            bound = binding if binding is not None else (credential.key or "") if operation == ROTATE else ""
+            key = replays.lookup_key(operation, game_id, bound, idempotency)
             mac = replays.request_mac(operation, idempotency)
 
         def run() -> Outcome:
@@ -156,7 +161,10 @@ class WriteTransactions:
                         ):
                             session.rollback()
                             return outcome
-                    check_key(game, credential)
+                    if authorize is not None:
+                        authorize(game)
+                    else:
+                        check_key(game, credential)
                     if idempotency and (record := replays.find(game_id, key, mac)):
                         outcome = self._replayed(record, idempotency, urls_for)
                         session.rollback()

@@ -293,4 +293,91 @@
       }
     }
   }
+
+  // --- the scorekeeper's page follows the game too (another phone that shares editing saves) -------
+  // game.html gives the keeper's page the same live refresh as the view page (#live-refresh, with the
+  // version it shows and what it has open). Three things differ, all about not losing the keeper's work:
+  // - no refresh while one of this page's own requests is under way: its answer brings the game, and
+  //   the refresh asked after it sends that version, so a save from here is one swap, not two;
+  // - an answer older than what the page shows (a refresh overtaken by a save) is not swapped in;
+  // - a form being typed in (a value changed, or focus in it) stays as it is, with what was typed and
+  //   the caret (htmx's hx-preserve moves the element itself into the new game). A form with values
+  //   typed keeps the version it was opened at, so its save is refused with "The game changed on
+  //   another device" and the values kept: the keeper checks the round the other phone saved first.
+  //   A form merely focused takes the new version: nothing in it can clash.
+  // A key that stopped working (the game was handed over) comes back as a redirect to the view page.
+  var ownRequests = 0, refreshWaiting = false;
+  function isKeeperPage() {
+    return document.body.classList.contains("keeper");
+  }
+  function changedByHand(form) {
+    return Array.prototype.some.call(form.elements, function (field) {
+      if (field.type === "checkbox" || field.type === "radio") return field.checked !== field.defaultChecked;
+      if (field.tagName === "SELECT") {
+        return Array.prototype.some.call(field.options, function (o) { return o.selected !== o.defaultSelected; });
+      }
+      if (field.tagName !== "INPUT" && field.tagName !== "TEXTAREA") return false;
+      if (field.type === "hidden" || field.type === "submit" || field.type === "button") return false;
+      return field.value !== field.defaultValue;
+    });
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!isKeeperPage()) return;
+    if (isLiveRefresh(event)) {
+      if (ownRequests > 0) {
+        event.preventDefault();
+        refreshWaiting = true;
+      }
+      return;
+    }
+    ownRequests += 1;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (!isKeeperPage() || isLiveRefresh(event)) return;
+    ownRequests = Math.max(0, ownRequests - 1);
+    if (ownRequests === 0 && refreshWaiting) {
+      refreshWaiting = false;
+      setTimeout(refresh, 0);  // after this answer's swap, so it sends the version the page now shows
+    }
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var config = event.detail.requestConfig;  // (this event's elt is the target, #game)
+    if (!isKeeperPage() || !config || !config.elt || config.elt.id !== "live-refresh") return;
+    if (!event.detail.shouldSwap) return;
+    var game = document.getElementById("game");
+    var answer = document.createElement("template");
+    answer.innerHTML = event.detail.serverResponse;
+    var fresh = answer.content.querySelector("#game");
+    if (!game || !fresh) return;
+    if (Number(fresh.dataset.version) <= Number(game.dataset.version)) {
+      event.detail.shouldSwap = false;
+      return;
+    }
+    var kept = false;
+    game.querySelectorAll("form[action]").forEach(function (form, at) {
+      var typed = changedByHand(form);
+      if (!typed && !form.contains(document.activeElement)) return;
+      var twin = Array.prototype.find.call(fresh.querySelectorAll("form[action]"), function (candidate) {
+        return candidate.getAttribute("action") === form.getAttribute("action");
+      });
+      if (!twin) return;  // that form is gone (the game is over, the round was deleted)
+      if (!typed) {
+        var version = twin.querySelector("input[name=version]"), mine = form.querySelector("input[name=version]");
+        if (version && mine) mine.value = version.value;
+      }
+      form.id = form.id || "kept-form-" + at;
+      twin.id = form.id;
+      twin.setAttribute("hx-preserve", "true");
+      kept = true;
+    });
+    // An open <details> (the house rules) stays open.
+    game.querySelectorAll("details[open][id]").forEach(function (open) {
+      var twin = answer.content.getElementById(open.id);
+      if (twin && !twin.open) {
+        twin.setAttribute("open", "");
+        kept = true;
+      }
+    });
+    if (kept) event.detail.serverResponse = answer.innerHTML;
+  });
 })();

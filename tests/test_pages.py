@@ -992,7 +992,7 @@ def test_hand_over_scorekeeping_shows_the_edit_link_only_on_request(worked: Tabl
     page = worked.page()
     assert page.select_one("#edit-link") is None
     assert key not in str(page)
-    show = page.select_one("#handover a")
+    show = page.select_one("#handover a#share-editing")  # "Share editing": the edit link, both keep score
     assert show["href"] == f"{worked.url}?handover=1#handover"
 
     response = worked.client.get(worked.url + "?handover=1")
@@ -1032,7 +1032,8 @@ def test_a_new_edit_link_locks_out_the_old_one(worked: Table, stranger: TestClie
     response = other_phone.save_round(WORKED_EXAMPLE_ROUND, other_page)
     assert response.status_code == 403
     assert text(html(response).select_one(".error-detail")) == (
-        "This browser's edit key doesn't work any more: a new edit link was made for this game. "
+        "This browser's edit key doesn't work any more: scorekeeping was handed over to another phone, "
+        "or a new edit link was made for this game. "
         "Ask the scorekeeper for it, or watch the game."
     )
     assert worked.api() == before

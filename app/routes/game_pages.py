@@ -11,10 +11,10 @@ routes answer the `_game.html` fragment that the page itself includes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.errors import (
@@ -32,6 +32,7 @@ from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreat
 from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import GameId, GamesDep, RoundNumber
 from app.security import (
+    HANDED_OVER,
     STALE_KEY,
     cookie_key,
     edit_cookie_name,
@@ -55,26 +56,42 @@ def keeper_page(
     games: GamesDep,
     edit: int | None = None,
     delete: int | None = None,
-    handover: bool = False,
+    handover: Annotated[str | None, Query(max_length=10)] = None,
     delete_game: bool = False,
     saved: int | None = None,
     corrected: int | None = None,
-) -> HTMLResponse:
+    taken: bool = False,
+    since: Annotated[int | None, Query(ge=0)] = None,
+) -> Response:
+    """The scorekeeper's page, or its fragment for htmx. The page follows the game's event stream as
+    the view page does (templates/game.html): its refresh sends the version it shows (`since`) and
+    gets 204 while nothing is newer; when this browser's key stopped working meanwhile (the game was
+    handed over, or a new edit link was made), it is sent to the view page, which says why."""
+    key = cookie_key(request, game_id).key
+    if since is not None and is_htmx(request):
+        current = games.key_and_version(game_id)
+        if current is not None and not key_matches(key, current[0]):
+            url = request.app.url_path_for("view_page", game_id=game_id) + "?handed_over=1"
+            return Response(status_code=204, headers={"HX-Redirect": url, "Vary": "HX-Request"} | keeper_headers())
+        if current is not None and current[1] == since:
+            return Response(status_code=204, headers={"Vary": "HX-Request"} | keeper_headers())
     view = games.get(game_id)
-    if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
-        return _not_keeper(request, game_id)
+    if not key_matches(key, view.game.edit_key_hash):
+        return _not_keeper(request, game_id, handed_over=key is not None)
     rounds = len(view.round_ids)
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
     # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
     done = None if form or confirm or delete_game else _done(saved=saved, corrected=corrected, rounds=rounds)
+    if taken and done is None and not (form or confirm or delete_game):
+        done = {"text": "This phone keeps score now: it was handed over to you.", "undo": None}
     context = game_context(
         request,
         view,
         keeper=True,
         form=form,
         confirm_delete=confirm,
-        handover=handover,
+        handover={"1": "share", "move": "move"}.get(handover or ""),
         confirm_delete_game=delete_game and not confirm,
         done=done,
     )
@@ -91,14 +108,14 @@ def _done(*, saved: int | None = None, corrected: int | None = None, rounds: int
     return None
 
 
-def _not_keeper(request: Request, game_id: str) -> HTMLResponse:
+def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLResponse:
+    """A browser that does not keep score: `handed_over` when it holds a key that stopped working."""
     if is_htmx(request):  # a tap on the keeper's page after the key stopped working
         response = error_page(request, 403, STALE_KEY)
         response.headers.update(keeper_headers())
         return response
-    return templates.TemplateResponse(
-        request, "not_keeper.html", {"game_id": game_id}, status_code=403, headers=keeper_headers()
-    )
+    context = {"game_id": game_id, "handed_over": handed_over, "notice": HANDED_OVER}
+    return templates.TemplateResponse(request, "not_keeper.html", context, status_code=403, headers=keeper_headers())
 
 
 @router.get("/g/{game_id}/edit/{edit_key}", name="claim_edit_link")

@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.assets import build
 from app.routes.deps import GameId, GamesDep
+from app.security import HANDED_OVER
 from app.urls import absolute_url
 from app.web.context import game_context
 from app.web.render import is_htmx, render
@@ -26,11 +27,16 @@ def view_page(
     game_id: GameId,
     games: GamesDep,
     tv: bool = False,
+    handed_over: bool = False,
     since: Annotated[int | None, Query(ge=0)] = None,
 ) -> Response:
     """The view page, or its fragment for htmx, with an ETag: 304 while the game, the layout and the
     deployment are unchanged. A live page's refresh sends the version it shows (`since`): when the
-    game is no newer, 204. Either way only the version is read, and nothing is rendered."""
+    game is no newer, 204. Either way only the version is read, and nothing is rendered.
+
+    `handed_over`: where a keeper page goes once its edit rights moved to another phone; the page
+    says so above the game (part of the layout, so of the ETag too)."""
+    layout = ("tv" if tv else "page") + (".handed-over" if handed_over else "")
     htmx = is_htmx(request)
     conditional = request.headers.get("If-None-Match")
     # The version alone, and only when it can spare the rest (a plain load reads the game once).
@@ -38,24 +44,25 @@ def view_page(
         version = games.version(game_id)
         if version is not None and since is not None and htmx and version == since:
             return Response(status_code=204, headers={"Vary": "HX-Request"})
-        if version is not None and none_match(conditional, _view_etag(request, game_id, version, tv, htmx)):
-            return Response(status_code=304, headers=_view_headers(request, game_id, version, tv, htmx))
+        if version is not None and none_match(conditional, _view_etag(request, game_id, version, layout, htmx)):
+            return Response(status_code=304, headers=_view_headers(request, game_id, version, layout, htmx))
     view = games.get(game_id)  # no such game: 404 (410 when deleted)
     context = game_context(request, view, keeper=False, tv=tv)
+    context["handed_over"] = HANDED_OVER if handed_over else None
     response = render(request, "game.html", context, fragment="_game.html")
-    response.headers.update(_view_headers(request, game_id, view.game.version, tv, htmx))
+    response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx))
     return response
 
 
-def _view_etag(request: Request, game_id: str, version: int, tv: bool, htmx: bool) -> str:
+def _view_etag(request: Request, game_id: str, version: int, layout: str, htmx: bool) -> str:
     """The game's version, the layout, the deployment, and the address its share links and QR code
     show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme)."""
     address = absolute_url(request, request.app.url_path_for("view_page", game_id=game_id))
     where = hashlib.sha256(address.encode()).hexdigest()[:8]
-    return f'W/"{version}.{"tv" if tv else "page"}{".fragment" if htmx else ""}.{build()}.{where}"'
+    return f'W/"{version}.{layout}{".fragment" if htmx else ""}.{build()}.{where}"'
 
 
-def _view_headers(request: Request, game_id: str, version: int, tv: bool, htmx: bool) -> dict[str, str]:
+def _view_headers(request: Request, game_id: str, version: int, layout: str, htmx: bool) -> dict[str, str]:
     # no-cache: a browser keeps the page but asks each time, and a 304 answers while it is current.
-    etag = _view_etag(request, game_id, version, tv, htmx)
+    etag = _view_etag(request, game_id, version, layout, htmx)
     return {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}

@@ -11,6 +11,7 @@ from fastapi import Request
 
 from app import scoring
 from app.chart import PHONE, TV, build_chart
+from app.handover import HANDOVER_MINUTES, handover_token
 from app.names import join_names
 from app.outlook import what_it_takes
 from app.security import (
@@ -58,7 +59,7 @@ def game_context(
     keeper: bool,
     form: RoundForm | None = None,
     confirm_delete: int | None = None,
-    handover: bool = False,
+    handover: str | None = None,
     message: str | None = None,
     rules_form: dict[str, Any] | None = None,
     tv: bool = False,
@@ -71,7 +72,17 @@ def game_context(
     seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
     edit_key = cookie_key(request, view.game.id).key if keeper else None
     view_url = absolute_url(request, request.app.url_path_for("view_page", game_id=view.game.id))
-    edit_url = urls_for(request)(view.game.id, edit_key)["edit"] if keeper and handover and edit_key else None
+    # The Share box's "Hand over scorekeeping": "share" shows the edit link (both phones keep score),
+    # "move" a one-time handover link (the phone that takes it keeps score, this one stops).
+    edit_url = (
+        urls_for(request)(view.game.id, edit_key)["edit"] if keeper and handover == "share" and edit_key else None
+    )
+    handover_url = None
+    if keeper and handover == "move" and edit_key:
+        token = handover_token(request.app.state.sealer, view.game.id, view.game.edit_key_hash)
+        handover_url = absolute_url(
+            request, request.app.url_path_for("take_over_page", game_id=view.game.id, token=token)
+        )
     if form is None and not state.over:
         form = RoundForm()
     if form is not None and form.number is not None and not form.values:
@@ -117,12 +128,16 @@ def game_context(
         "csrf": csrf_token(edit_key) if edit_key else "",
         "view_url": view_url,
         "edit_url": edit_url,
+        "handover_url": handover_url,
+        "handover_minutes": HANDOVER_MINUTES,
         # The share box (QR codes) is part of the whole page only, never of the htmx fragment.
         "qr": None if fragment_only else _qr(view_url),
         "edit_qr": _qr(edit_url) if edit_url and not fragment_only else None,
+        "handover_qr": _qr(handover_url) if handover_url and not fragment_only else None,
         "tv": tv,
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
-        "fragment_url": request.app.url_path_for("view_page", game_id=view.game.id),
+        # What a live page asks for after each version event: the view page's fragment, or the keeper's.
+        "fragment_url": request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
     }
 
 

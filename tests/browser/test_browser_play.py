@@ -7,6 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.security import HANDED_OVER
 from tests.browser.helpers import (
     WORKED_NAMES,
     WORKED_STARTS,
@@ -240,12 +241,12 @@ def test_the_core_flow_works_without_javascript(phones: Phones):
     expect(scoreboard(page).locator(".total")).to_have_text(["10", "2", "1"])
 
 
-def test_hand_over_scorekeeping_and_make_a_new_edit_link(phones: Phones, server: Server):
+def test_share_editing_and_make_a_new_edit_link(phones: Phones, server: Server):
     game = api_game(server, ["Ana", "Ben"])
     keeper = phones.page()
     keeper.goto(game.edit_url)
     expect(keeper.locator("#edit-link")).to_have_count(0)
-    keeper.get_by_role("link", name="Show the edit link").click()
+    keeper.get_by_role("link", name="Share editing").click()
     edit_link = keeper.get_by_label("Edit link", exact=True)
     expect(edit_link).to_have_value(game.edit_url)
     expect(keeper.locator("#handover .qr svg")).to_be_visible()
@@ -257,21 +258,19 @@ def test_hand_over_scorekeeping_and_make_a_new_edit_link(phones: Phones, server:
     fill_round(next_keeper, ["Ana", "Ben"], [(10, 0), (5, 2)])
     save_round(next_keeper, 1)
 
-    # The first phone makes a new edit link (a plain form post): the other phone's key stops working.
+    # The first phone makes a new edit link (a plain form post): the other phone's key stops working,
+    # and its open page turns into the view page, saying why.
     keeper.get_by_role("button", name="Make a new edit link").click()
     keeper.wait_for_url(f"**/g/{game.id}/score?handover=1")
     expect(edit_link).not_to_have_value(game.edit_url)
     expect(edit_link).to_have_value(re.compile(rf"/g/{game.id}/edit/"))
-    fill_round(next_keeper, ["Ana", "Ben"], [(4, 0), (5, 2)])
-    next_keeper.get_by_role("button", name="Save round").click()
-    expect(next_keeper.get_by_role("alert")).to_have_text(
-        "This browser's edit key doesn't work any more: a new edit link was made for this game. "
-        "Ask the scorekeeper for it, or watch the game."
-    )
-    expect(dutch(next_keeper, "Ana")).to_have_value("4")  # what was typed is still there
+    next_keeper.wait_for_url(f"**/g/{game.id}?handed_over=1")
+    expect(next_keeper.locator("#handed-over")).to_have_text(HANDED_OVER)
+    expect(next_keeper.locator("#round-entry")).to_have_count(0)
     assert len(game.read()["rounds"]) == 1
-    next_keeper.reload()
+    next_keeper.goto(f"{server.url}/g/{game.id}/score")
     expect(next_keeper.get_by_role("heading", name="You can watch this game")).to_be_visible()
+    expect(next_keeper.locator("#handed-over")).to_have_text(HANDED_OVER)
 
 
 def test_a_save_without_network_says_so_and_keeps_the_round(phones: Phones, server: Server):

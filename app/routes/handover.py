@@ -1,0 +1,65 @@
+"""Hand over: the one-time handover link's page on the new scorekeeper's phone (app.handover).
+
+Opening the link only asks: taking over is a POST from that page ("Keep score on this phone"), so a
+messenger's link preview or a browser's prefetch can't use the link up or take the rights to nowhere.
+The POST gives this browser a new edit key in its cookie, the old key stops working, and the old
+keeper's page, told by the version event, turns into the view page (routes.game_pages.keeper_page).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.errors import HandoverRefused
+from app.handover import handover_problem
+from app.idempotency import Idempotency
+from app.ratelimit import wrong_key_wait
+from app.routes.deps import GameId, GamesDep
+from app.security import FormRefused, same_origin, set_edit_cookie
+from app.urls import urls_for
+from app.web.forms import read_form
+from app.web.render import error_page, keeper_headers, templates, too_many_page
+
+router = APIRouter(include_in_schema=False)
+
+Token = Annotated[str, Path(min_length=1, max_length=100)]
+
+
+def _refused(request: Request, detail: str) -> Response:
+    if wait := wrong_key_wait(request):
+        return too_many_page(request, wait)
+    response = error_page(request, 403, detail)
+    response.headers.update(keeper_headers())
+    return response
+
+
+@router.get("/g/{game_id}/take/{token}", name="take_over_page")
+def take_over_page(request: Request, game_id: GameId, token: Token, games: GamesDep) -> Response:
+    """Opened on the new phone: what taking over means, and the button that does it."""
+    game = games.get(game_id).game  # no such game: 404 (410 when deleted)
+    if problem := handover_problem(request.app.state.sealer, game_id, game.edit_key_hash, token):
+        return _refused(request, problem)
+    context = {"game_id": game_id, "token": token, "name": game.name, "request_id": secrets.token_urlsafe(12)}
+    return templates.TemplateResponse(request, "take_over.html", context, headers=keeper_headers())
+
+
+@router.post("/g/{game_id}/take/{token}", name="take_over")
+async def take_over(request: Request, game_id: GameId, token: Token, games: GamesDep) -> Response:
+    """This browser keeps score from now on; every other phone's edit key stops working."""
+    form = await read_form(request)
+    if not same_origin(request):
+        raise FormRefused("This form is out of date or came from another site: reload the page and try again.")
+    idempotency = Idempotency.of(form.get("request_id", "")[:100], "take over", game_id, token)
+    try:
+        outcome = games.take_over(game_id, token, urls_for(request), idempotency=idempotency)
+    except HandoverRefused as error:
+        return _refused(request, error.detail)
+    url = request.app.url_path_for("keeper_page", game_id=game_id) + "?taken=1"
+    response = RedirectResponse(url, status_code=303)
+    response.headers.update(keeper_headers())
+    set_edit_cookie(request, response, game_id, outcome.body["edit_key"])
+    return response
