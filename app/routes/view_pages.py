@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, Response
 from app.assets import build
 from app.routes.deps import GameId, GamesDep
 from app.urls import absolute_url
+from app.web.changes import change_lines
 from app.web.context import game_context
 from app.web.render import is_htmx, render
 from app.writes import none_match
@@ -41,7 +42,7 @@ def view_page(
         if version is not None and none_match(conditional, _view_etag(request, game_id, version, tv, htmx)):
             return Response(status_code=304, headers=_view_headers(request, game_id, version, tv, htmx))
     view = games.get(game_id)  # no such game: 404 (410 when deleted)
-    context = game_context(request, view, keeper=False, tv=tv)
+    context = game_context(request, view, keeper=False, tv=tv, changes=None if tv else change_lines(games, view))
     response = render(request, "game.html", context, fragment="_game.html")
     response.headers.update(_view_headers(request, game_id, view.game.version, tv, htmx))
     return response
