@@ -55,6 +55,12 @@ class TooManyRounds(GameError):
     status, slug, title = 409, "too-many-rounds", "The game has as many rounds as it can hold"
 
 
+class CantRevert(GameError):
+    """A change that can't be undone any more: what it touched has changed since (app.changes)."""
+
+    status, slug, title = 409, "cant-revert", "The change can't be reverted"
+
+
 class ReplayUnavailable(GameError):
     status, slug, title = 422, "idempotency-replay-unavailable", "The first answer can't be given back"
 

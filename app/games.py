@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from app import scoring
+from app.changes import ChangeLog, settings_of
 from app.db import begin_write, serial_writes
 from app.errors import (
     GameError,
@@ -63,8 +64,9 @@ def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules
 # --- the use cases --------------------------------------------------------------------------------
 
 
-class Games(WriteTransactions):
-    """The use cases, each one write transaction (app.writes) or one read."""
+class Games(ChangeLog, WriteTransactions):
+    """The use cases, each one write transaction (app.writes) or one read; what changes a past round
+    or the rules is logged, and reverted, by app.changes."""
 
     # reading
 
@@ -176,6 +178,7 @@ class Games(WriteTransactions):
     ) -> Outcome:
         def change(view: GameView) -> None:  # the rounds stay as they are
             game = view.game
+            before = settings_of(game)
             problems: list[scoring.Problem] = []
             if data.name is not None:
                 name = clean_name(data.name)
@@ -188,6 +191,7 @@ class Games(WriteTransactions):
                 problems += scoring.validate_rules(rules_of(game))
             if problems:
                 raise InvalidInput(problems)
+            self._log_rules(view, before)
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
 
@@ -239,6 +243,7 @@ class Games(WriteTransactions):
         def change(view: GameView) -> Played:
             round_id = self._round(view, number)
             scores = self._check_round(view, data)
+            self._log_correction(view, number, scores)
             self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
             played = view.played()
             played[number - 1] = (round_id, self._add_scores(round_id, scores))
@@ -259,6 +264,7 @@ class Games(WriteTransactions):
     ) -> Outcome:
         def change(view: GameView) -> Played:
             round_id = self._round(view, number)
+            self._log_deletion(view, number)
             self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
             self.session.exec(delete(Round).where(Round.id == round_id))
             played = view.played()

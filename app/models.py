@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Strict, WithJsonSchema
 from pydantic import Field as PField
-from sqlalchemy import Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
+from sqlalchemy import JSON, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
 from app import scoring
@@ -77,6 +77,26 @@ class RoundScore(SQLModel, table=True):
     player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
     dutch: int
     blitz: int
+
+
+class RoundChange(SQLModel, table=True):
+    """A change to a past round (corrected, deleted, restored) or to the rules, as the table saw it:
+    when, which round, and the values before and after (app.changes). History only: scores are derived
+    from the rounds, never from this log, and a game's creation and new rounds are play, not changes."""
+
+    __tablename__ = "round_change"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(
+        sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    kind: str = Field(max_length=16)  # "correction", "deletion", "restoration" or "rules"
+    round_number: int | None = None  # the round's number when it changed (None: the rules)
+    round_id: int | None = None  # the round's row; no foreign key, as a deleted round's row is gone
+    reverts: int | None = None  # the change this one undid (its id), if it was a revert
+    old: dict | None = Field(default=None, sa_column=Column(JSON(none_as_null=True), nullable=True))
+    new: dict | None = Field(default=None, sa_column=Column(JSON(none_as_null=True), nullable=True))
 
 
 class IdempotencyRecord(SQLModel, table=True):
@@ -292,4 +312,49 @@ class ProblemDetails(BaseModel):
     errors: list[FieldError] | None = PField(None, description="On 422: each problem and where it is.")
     request_id: str | None = PField(
         None, description="On a 500 or 503: the id in the server's logs (also the X-Request-ID header)."
+    )
+
+
+class CardsPublic(BaseModel):
+    player_id: int
+    dutch: int = PField(description="Cards the player put on the Dutch piles.")
+    blitz: int = PField(description="Cards left in the player's Blitz pile.")
+
+
+class RoundCardsPublic(BaseModel):
+    """A round's cards, every player's, in seating order."""
+
+    scores: list[CardsPublic]
+
+
+class SettingsPublic(BaseModel):
+    """The settings a rules change touched, and only those."""
+
+    name: str | None = None
+    target: int | None = None
+    dutch_points: int | None = None
+    blitz_points: int | None = None
+    tie_break: TieBreakName | None = None
+
+
+class ChangePublic(BaseModel):
+    id: int = PField(description="The change's id in this game (for a revert).")
+    at: datetime = PField(description="When it was made (UTC).")
+    kind: Literal["correction", "deletion", "restoration", "rules"] = PField(
+        description="`correction`: a round's cards were replaced; `deletion`: a round was deleted; "
+        "`restoration`: a deleted round came back (a revert of its deletion); `rules`: the name or house rules."
+    )
+    round: int | None = PField(
+        description="The round's number when it changed (later deletions may have moved it since); null for rules."
+    )
+    reverts: int | None = PField(description="The id of the change this one undid, when it was a revert.")
+    revertable: bool = PField(
+        description="Whether it can be reverted now: what it touched is still as it left it (and, for a "
+        "deletion, the round's place is still there)."
+    )
+    old: RoundCardsPublic | SettingsPublic | None = PField(
+        description="What was there before: the round's cards (null for a restoration), or the settings' old values."
+    )
+    new: RoundCardsPublic | SettingsPublic | None = PField(
+        description="What was there after: the round's cards (null for a deletion), or the settings' new values."
     )

@@ -1,5 +1,5 @@
 """Deleting games and every row they own, for the scorekeeper's "delete this game" (app.games) and
-`blitzboard prune` (app.maintenance). The tables' ON DELETE CASCADE would take players and rounds too;
+`blitzboard prune` (app.maintenance). The tables' ON DELETE CASCADE would take players, rounds and logged changes too;
 they are deleted explicitly anyway, so nothing depends on SQLite's foreign_keys pragma being on."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from sqlalchemy import delete
 from sqlmodel import Session, select
 
 from app.idempotency import NEW_GAME_SCOPE, snapshot_game_id
-from app.models import Game, IdempotencyRecord, Player, Round, RoundScore
+from app.models import Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore
 
 
 def creation_records(session: Session) -> dict[str, list[str]]:
@@ -28,6 +28,7 @@ def remove_games(session: Session, ids: list[str], creations: dict[str, list[str
     session.exec(delete(RoundScore).where(RoundScore.round_id.in_(rounds)))
     session.exec(delete(Round).where(Round.game_id.in_(ids)))
     session.exec(delete(Player).where(Player.game_id.in_(ids)))
+    session.exec(delete(RoundChange).where(RoundChange.game_id.in_(ids)))
     session.exec(delete(IdempotencyRecord).where(IdempotencyRecord.scope.in_(ids)))
     if keys := [key for game_id in ids for key in creations.get(game_id, [])]:
         session.exec(

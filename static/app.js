@@ -381,3 +381,28 @@
     if (kept) event.detail.serverResponse = answer.innerHTML;
   });
 })();
+
+// --- the correction log ("Changes"): local times, and a refused revert in view ----------------------
+// The server knows no time zone: it writes UTC ("21:04 UTC") with the ISO time in <time datetime>;
+// each phone shows its own local time. A revert that was refused says why beside it: focused, in view.
+(function () {
+  function localTimes(root) {
+    root.querySelectorAll(".changes time[datetime]").forEach(function (time) {
+      var at = new Date(time.getAttribute("datetime"));
+      if (isNaN(at.getTime())) return;
+      time.textContent = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      time.title = time.getAttribute("datetime");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { localTimes(document); });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    localTimes(document);
+    var config = event.detail.requestConfig;
+    var refused = document.querySelector(".changes .change-error");
+    if (refused && config && config.verb === "post" && /\/changes\/\d+\/revert$/.test(config.path)) {
+      refused.setAttribute("tabindex", "-1");
+      refused.focus();
+      refused.scrollIntoView({ block: "center" });
+    }
+  });
+})();

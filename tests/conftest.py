@@ -18,7 +18,7 @@ from app.migrations import upgrade
 from tests.helpers import WORKED_EXAMPLE_PLAYERS, GameHandle, create_pg_database, drop_pg_database, on_postgres
 from tests.servers import migrated
 
-TABLES = ("round_score", "round", "player", "idempotency_record", "game")
+TABLES = ("round_score", "round", "player", "idempotency_record", "round_change", "game")
 
 
 @pytest.fixture(scope="session")

@@ -293,3 +293,47 @@ def test_loading_games_costs_three_queries_however_many_games_and_rounds(client,
             assert view.public() == alone.public()
             assert view.round_ids == alone.round_ids
         assert sorted(len(v.round_ids) for v in views) == [0, 3, 3, 3]
+
+
+def test_a_database_at_0003_upgrades_and_its_games_still_read_and_log_their_changes(own_engine: Engine, tmp_path):
+    """The correction log (0004) is a table of its own: games made before it keep working, with no changes."""
+    from fastapi.testclient import TestClient
+
+    from app.config import Settings
+    from app.main import create_app
+
+    engine = own_engine
+    downgrade(engine, "0003")
+    assert "round_change" not in inspect(engine).get_table_names()
+    # A game as the app before the log wrote it: the 0003 columns only, by hand.
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points, tie_break,"
+            " created_at, updated_at) VALUES ('old1', 'Before', 2, '"
+            + "0" * 64
+            + "', 75, 1, -2, 'play_on', '2026-11-01 20:00:00+00:00', '2026-11-01 20:05:00+00:00')"
+        )
+        for seat, name in enumerate(("Ana", "Ben")):
+            connection.exec_driver_sql(
+                f"INSERT INTO player (id, game_id, seat, name, starting_score) VALUES ({seat + 1}, 'old1', {seat},"
+                f" '{name}', 0)"
+            )
+        connection.exec_driver_sql(
+            "INSERT INTO round (id, game_id, created_at) VALUES (1, 'old1', '2026-11-01 20:05:00+00:00')"
+        )
+        connection.exec_driver_sql("INSERT INTO round_score (round_id, player_id, dutch, blitz) VALUES (1, 1, 5, 0)")
+        connection.exec_driver_sql("INSERT INTO round_score (round_id, player_id, dutch, blitz) VALUES (1, 2, 3, 2)")
+
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    app = create_app(Settings(database_url=str(engine.url.render_as_string(hide_password=False)), _env_file=None))
+    try:
+        with TestClient(app) as client:
+            game = client.get("/api/v1/games/old1")
+            assert game.status_code == 200, game.text
+            body = game.json()
+            assert body["name"] == "Before" and [p["total"] for p in body["players"]] == [5, -1]
+            assert client.get("/api/v1/games/old1/changes").json() == []
+    finally:
+        app.state.engine.dispose()

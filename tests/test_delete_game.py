@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from app.models import DeletedGame, Game, IdempotencyRecord, Player, Round, RoundScore
+from app.models import DeletedGame, Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore
 from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle, assert_problem, claim, csrf_of, html, text_of
 
 API = "/api/v1"
@@ -28,6 +28,9 @@ def rows_of(app: FastAPI, game_id: str) -> dict[str, int]:
             "replay": session.exec(
                 select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.scope == game_id)
             ).one(),
+            "change": session.exec(
+                select(func.count()).select_from(RoundChange).where(RoundChange.game_id == game_id)
+            ).one(),
             "tombstone": session.exec(
                 select(func.count()).select_from(DeletedGame).where(DeletedGame.id == game_id)
             ).one(),
@@ -41,18 +44,39 @@ def played(make_game) -> GameHandle:
     return game
 
 
-def test_the_api_deletes_a_game_with_its_key_and_its_links_then_answer_410(app: FastAPI, client: TestClient, played):
+@pytest.fixture
+def corrected(played: GameHandle) -> GameHandle:
+    """The played game with a change in its log (Ben's Blitz count corrected)."""
+    fixed = played.scores([(22, 0), (14, 2), (11, 5), (9, 7)])
+    response = played.client.put(f"{API}/games/{played.id}/rounds/1", json=fixed, headers=played.auth)
+    assert response.status_code == 200, response.text
+    return played
+
+
+def test_the_api_deletes_a_game_with_its_key_and_its_links_then_answer_410(
+    app: FastAPI, client: TestClient, corrected: GameHandle
+):
+    played = corrected
     before = rows_of(app, played.id)
     assert before["player"] == 4 and before["round"] == 1 and before["replay"] == 1 and before["tombstone"] == 0
+    assert before["change"] == 1
     url = f"{API}/games/{played.id}"
     assert_problem(client.delete(url), 401)
     assert_problem(client.delete(url, headers={"Authorization": "Bearer wrong"}), 403)
     assert_problem(client.delete(url, headers=played.auth | {"If-Match": '"1"'}), 412)
     assert rows_of(app, played.id) == before  # refusals change nothing
 
-    deleted = client.delete(url, headers=played.auth | {"If-Match": '"2"'})
+    deleted = client.delete(url, headers=played.auth | {"If-Match": '"3"'})
     assert (deleted.status_code, deleted.content) == (204, b"")
-    assert rows_of(app, played.id) == {"game": 0, "player": 0, "round": 0, "score": 0, "replay": 0, "tombstone": 1}
+    assert rows_of(app, played.id) == {
+        "game": 0,
+        "player": 0,
+        "round": 0,
+        "score": 0,
+        "replay": 0,
+        "change": 0,
+        "tombstone": 1,
+    }
 
     for gone in (
         client.get(url),

@@ -125,7 +125,17 @@ def real_game(fuzz_app: FastAPI) -> dict[str, Any]:
             headers={"Authorization": f"Bearer {game['edit_key']}"},
         )
         assert added.status_code == 201, added.text
+    renamed = client.patch(
+        f"/api/v1/games/{game['id']}", json={"name": "Fuzzed"}, headers={"Authorization": f"Bearer {game['edit_key']}"}
+    )
+    assert renamed.status_code == 200, renamed.text  # a change to revert
     return {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids}
+
+
+def _revertable(app: FastAPI, game_id: str) -> int:
+    """The newest change of the game that can be reverted now (there is always one: a revert can be reverted)."""
+    changes = TestClient(app).get(f"/api/v1/games/{game_id}/changes").json()
+    return next(change["id"] for change in changes if change["revertable"])
 
 
 @pytest.fixture
@@ -167,6 +177,8 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
         path_parameters["game_id"] = game["id"]
     if "number" in path_parameters and (full or data.draw(st.booleans(), label="round 1")):
         path_parameters["number"] = 1
+    if "change_id" in path_parameters and (full or data.draw(st.booleans(), label="a revertable change")):
+        path_parameters["change_id"] = game["change"]
     case.path_parameters = path_parameters
     headers = case.headers.copy()
     key = "real" if full else data.draw(st.sampled_from(["generated", "real", "wrong"]), label="edit key")
@@ -195,6 +207,8 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
 def test_every_operation_answers_within_its_documented_schema(
     case, data: st.DataObject, fuzz_app: FastAPI, real_game: dict[str, Any], statuses: list[int]
 ):
+    if "change_id" in case.path_parameters:
+        real_game["change"] = _revertable(fuzz_app, real_game["id"])
     _aim(case, data, real_game)
     response = case.call(app=_without_lifespan(fuzz_app))
     statuses.append(response.status_code)

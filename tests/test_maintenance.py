@@ -33,7 +33,7 @@ from app.config import Settings
 from app.idempotency import NEW_GAME_SCOPE, snapshot_game_id
 from app.main import create_app
 from app.maintenance import prune
-from app.models import Game, IdempotencyRecord, Player, Round, RoundScore, utcnow
+from app.models import Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore, utcnow
 from tests.helpers import API, REQUEST_TIMEOUT, SMALL_ROUND, WORKED_EXAMPLE_PLAYERS, game_url, on_postgres, round_body
 from tests.servers import ROOT, migrated, running_server
 
@@ -309,6 +309,7 @@ TABLES = {
     "round": Round,
     "round_score": RoundScore,
     "idempotency_record": IdempotencyRecord,
+    "round_change": RoundChange,
 }
 
 
@@ -336,6 +337,7 @@ def footprint(app: FastAPI, game_id: str) -> dict[str, int]:
                 select(func.count()).select_from(IdempotencyRecord).where(IdempotencyRecord.scope == game_id)
             )
             + sum(1 for blob in creations if snapshot_game_id(blob) == game_id),
+            "round_change": count(select(func.count()).select_from(RoundChange).where(RoundChange.game_id == game_id)),
         }
 
 
@@ -367,15 +369,24 @@ def save_round(client: TestClient, game: dict[str, Any], idempotency_key: str | 
     assert answer.status_code == 201, answer.text
 
 
+def change_rules(client: TestClient, game: dict[str, Any]) -> None:
+    """A change in the game's log (app.changes)."""
+    headers = {"Authorization": f"Bearer {game['edit_key']}"}
+    answer = client.patch(game_url(game["id"]), json={"rules": {"target": 90}}, headers=headers)
+    assert answer.status_code == 200, answer.text
+
+
 def test_prune_deletes_the_old_games_with_every_row_they_own_and_keeps_the_rest(
     app: FastAPI, client: TestClient, settings: Settings
 ):
     old = new_game(client, "old-game")  # with replay records of its creation and of a save
     save_round(client, old, "old-round")
     save_round(client, old)
+    change_rules(client, old)
     abandoned = new_game(client)  # never played
     recent = new_game(client, "recent-game")
     save_round(client, recent, "recent-round")
+    change_rules(client, recent)
     revived = new_game(client)  # made long ago, changed today: a save bumps its last change
     last_changed(app, old["id"], 31)
     last_changed(app, abandoned["id"], 400)
@@ -385,7 +396,14 @@ def test_prune_deletes_the_old_games_with_every_row_they_own_and_keeps_the_rest(
 
     games = {g["id"]: g for g in (old, abandoned, recent, revived)}
     owned = {game_id: footprint(app, game_id) for game_id in games}
-    assert owned[old["id"]] == {"game": 1, "player": 4, "round": 2, "round_score": 8, "idempotency_record": 2}
+    assert owned[old["id"]] == {
+        "game": 1,
+        "player": 4,
+        "round": 2,
+        "round_score": 8,
+        "idempotency_record": 2,
+        "round_change": 1,
+    }
     sizes = table_sizes(app)
     assert sizes == {table: sum(rows[table] for rows in owned.values()) for table in TABLES}
 

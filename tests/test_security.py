@@ -124,7 +124,8 @@ OUR_HX_ATTRIBUTES = {
 }
 OUR_SSE_URL = re.compile(r"/g/[A-Za-z0-9_-]+/events")
 OUR_HX_URL = re.compile(
-    r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key|delete))?)(\?[a-z_]+=\d+)?"
+    r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key|delete|changes/\d+/revert))?)"
+    r"(\?[a-z_]+=\d+)?"
 )
 
 
@@ -195,6 +196,8 @@ def play_scene(client: TestClient, app: FastAPI, name: str) -> Scene:
     assert created.status_code == 201, created.text
     handle = GameHandle(client, created.json())
     assert handle.add_round([(3, 0), (1, 1)]).status_code == 201
+    corrected = client.put(game_url(handle.id, "/rounds/1"), json=handle.scores([(3, 0), (1, 2)]), headers=handle.auth)
+    assert corrected.status_code == 200, corrected.text  # the name in the correction log too
     phone = browser(app)
     claim(phone, handle.id, handle.key)
     csrf = csrf_of(phone, handle.id)

@@ -10,12 +10,23 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.changes import public
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
-from app.models import GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
+from app.models import ChangePublic, GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
 from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
-from app.routes.deps import BearerDep, GameId, GamesDep, IdempotencyKey, IfMatch, IfNoneMatch, RoundNumber, operation_id
+from app.routes.deps import (
+    BearerDep,
+    ChangeId,
+    GameId,
+    GamesDep,
+    IdempotencyKey,
+    IfMatch,
+    IfNoneMatch,
+    RoundNumber,
+    operation_id,
+)
 from app.urls import urls_for
 from app.writes import Outcome, none_match
 
@@ -160,6 +171,48 @@ def delete_round(
 ) -> JSONResponse:
     idempotency = Idempotency.of(idempotency_key, f"DELETE /rounds/{number}")
     outcome = games.delete_round(game_id, number, credential, if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request)
+
+
+@router.get(
+    "/games/{game_id}/changes",
+    response_model=list[ChangePublic],
+    responses=problem_responses(404, 410, 422),
+    summary="Read the game's changes",
+    description="The correction log, newest first: every correction or deletion of a past round, every "
+    "restoration of a deleted round, and every change of the name or house rules, with the values before and "
+    "after. New rounds are play, not changes. No key needed. History only: the game's totals never depend "
+    'on it. The `ETag` is the game\'s (`"<version>"`): send it as `If-None-Match` to get 304 while nothing changed.',
+)
+def game_changes(game_id: GameId, games: GamesDep, if_none_match: IfNoneMatch = None) -> Response:
+    if if_none_match and (version := games.version(game_id)) is not None and none_match(if_none_match, f'"{version}"'):
+        return Response(status_code=304, headers={"ETag": f'"{version}"'})
+    view = games.get(game_id)  # first: its version is never newer than the changes read after it
+    changes = [public(change, view) for change in games.changes(game_id)]
+    return JSONResponse(changes, headers={"ETag": f'"{view.game.version}"'})
+
+
+@router.post(
+    "/games/{game_id}/changes/{change_id}/revert",
+    response_model=GamePublic,
+    responses=problem_responses(401, 403, 404, 409, 410, 412, 413, 422, 429),
+    summary="Revert a change",
+    description="Puts back what the change replaced: a round's old cards, a deleted round in its place "
+    "(later rounds move down a number), or the old settings. The revert is itself a change, in the log "
+    "with `reverts` naming this one. 409 `cant-revert` when what the change touched has changed since "
+    "(revert the later change first), or a deleted last round's place is gone (the table played on).",
+)
+def revert_change(
+    game_id: GameId,
+    change_id: ChangeId,
+    request: Request,
+    games: GamesDep,
+    credential: BearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, f"POST /changes/{change_id}/revert")
+    outcome = games.revert_change(game_id, change_id, credential, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
 
 

@@ -24,6 +24,7 @@ async def get_games(request: Request, session: SessionDep) -> Games:
 GamesDep = Annotated[Games, Depends(get_games)]
 GameId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 RoundNumber = Annotated[int, Path(ge=1, le=100_000)]
+ChangeId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A change's `id`, as the game's changes list it.")]
 IdempotencyKey = Annotated[
     str | None,
     Header(

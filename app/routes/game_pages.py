@@ -18,6 +18,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.errors import (
+    CantRevert,
     GameIsOver,
     GameNotFound,
     IdempotencyKeyReused,
@@ -30,7 +31,7 @@ from app.games import Games
 from app.idempotency import Idempotency
 from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.ratelimit import client_address, wrong_key_wait
-from app.routes.deps import GameId, GamesDep, RoundNumber
+from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
 from app.security import (
     HANDED_OVER,
     STALE_KEY,
@@ -42,6 +43,7 @@ from app.security import (
 )
 from app.urls import urls_for
 from app.views import GameView
+from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context
 from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
@@ -94,6 +96,7 @@ def keeper_page(
         handover={"1": "share", "move": "move"}.get(handover or ""),
         confirm_delete_game=delete_game and not confirm,
         done=done,
+        changes=change_lines(games, view),
     )
     return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
 
@@ -147,10 +150,12 @@ def _keeper_answer(
     rules_form: dict[str, Any] | None = None,
     view: GameView | None = None,
     done: dict[str, int] | None = None,
+    refused: tuple[int, str] | None = None,
 ) -> Response:
     """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
     `view` when the use case already has the game as it now stands. `done` names a round just saved
-    or corrected, which the page confirms (the redirect carries it, with #game to land on the scores)."""
+    or corrected, which the page confirms (the redirect carries it, with #game to land on the scores).
+    `refused`: a revert refused, (change id, why), said beside that change."""
     if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
         url = request.app.url_path_for("keeper_page", game_id=game_id)
         if done:
@@ -159,7 +164,14 @@ def _keeper_answer(
     view = view or games.get(game_id)
     confirmed = _done(**done, rounds=len(view.round_ids)) if done else None
     context = game_context(
-        request, view, keeper=True, form=form, message=message, rules_form=rules_form, done=confirmed
+        request,
+        view,
+        keeper=True,
+        form=form,
+        message=message,
+        rules_form=rules_form,
+        done=confirmed,
+        changes=change_lines(games, view, refused=refused),
     )
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
@@ -235,6 +247,21 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
             status=409,
         )
     return _keeper_answer(request, games, game_id)
+
+
+@router.post("/g/{game_id}/changes/{change_id}/revert", name="revert_change_page")
+async def revert_change_page(request: Request, game_id: GameId, change_id: ChangeId, games: GamesDep) -> Response:
+    """One tap undoes a logged change (app.changes); a revert that can't be done says why beside it."""
+    form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    try:
+        outcome = games.revert_change(game_id, change_id, credential, if_match=form.get("version") or None)
+    except VersionMismatch:
+        refused = (change_id, "The game changed on another device; nothing was reverted. Check it and try again.")
+        return _keeper_answer(request, games, game_id, refused=refused, status=409)
+    except (CantRevert, InvalidInput, TooManyRounds) as error:
+        return _keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
+    return _keeper_answer(request, games, game_id, view=outcome.view)
 
 
 @router.post("/g/{game_id}/delete", name="delete_game_page")

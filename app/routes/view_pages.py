@@ -14,6 +14,7 @@ from app.assets import build
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
 from app.urls import absolute_url
+from app.web.changes import change_lines
 from app.web.context import game_context
 from app.web.render import is_htmx, render
 from app.writes import none_match
@@ -47,7 +48,7 @@ def view_page(
         if version is not None and none_match(conditional, _view_etag(request, game_id, version, layout, htmx)):
             return Response(status_code=304, headers=_view_headers(request, game_id, version, layout, htmx))
     view = games.get(game_id)  # no such game: 404 (410 when deleted)
-    context = game_context(request, view, keeper=False, tv=tv)
+    context = game_context(request, view, keeper=False, tv=tv, changes=None if tv else change_lines(games, view))
     context["handed_over"] = HANDED_OVER if handed_over else None
     response = render(request, "game.html", context, fragment="_game.html")
     response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx))

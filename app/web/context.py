@@ -20,6 +20,7 @@ from app.security import (
 )
 from app.urls import absolute_url, urls_for
 from app.views import GameView
+from app.web.changes import SHOWN, ChangeLine
 from app.web.render import is_htmx
 
 
@@ -65,6 +66,7 @@ def game_context(
     tv: bool = False,
     confirm_delete_game: bool = False,
     done: dict[str, Any] | None = None,
+    changes: list[ChangeLine] | None = None,
 ) -> dict[str, Any]:
     state = view.state
     fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
@@ -122,6 +124,8 @@ def game_context(
         "confirm_delete": confirm_delete,
         "confirm_delete_game": confirm_delete_game,
         "done": done,  # what the page confirms after a save (routes.game_pages)
+        "changes": changes or [],  # the correction log's latest lines (app.web.changes)
+        "shown_changes": SHOWN,
         "handover": handover,
         "message": message,
         "rules_form": rules_form,

@@ -1,0 +1,291 @@
+"""The correction log: every change to a past round or to the rules, kept so the whole table can see
+who changed what, and undone with one tap (revert).
+
+History, not state: scores are derived from the rounds, never from this log. A new round and the
+game's creation are play, not changes, and are not logged; nor is a correction or a rules "change"
+that changes nothing. Each entry is written by the use case (app.games) inside the write transaction
+of the change itself, so a change and its entry commit together or not at all.
+
+A revert puts back what the change replaced through the same write paths, and so the same rule
+checks, as the scorekeeper's own edits (`Games.replace_round`, `Games.update`, `Games.delete_round`),
+and is itself logged, naming the change it undid (`reverts`):
+
+- a correction: the round gets its old cards back (a new correction);
+- a deletion: the round comes back in its place in the order of play, and the rounds after it move
+  down a number ("restoration"). Refused when it was the last round and the table has played on
+  since (the round was most likely entered again), or when the database can't put it between its
+  neighbours any more (SQLite reuses the highest row id: only after the rounds after it went too);
+- a restoration: the round is deleted again;
+- a rules change: the old settings.
+
+A revert is refused (409 `cant-revert`, nothing changed) unless what the change touched is still as
+the change left it: a round corrected again, or a setting changed again, is put back by reverting the
+later change first. This is checked again under the write lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlmodel import Session, select
+
+from app.errors import CantRevert, GameNotFound, TooManyRounds
+from app.idempotency import Idempotency
+from app.models import Game, GameUpdate, Round, RoundChange, RoundIn, RulesUpdate, ScoreIn
+from app.security import Credential
+from app.views import GameView, Played, as_utc
+
+CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
+KINDS = (CORRECTION, DELETION, RESTORATION, RULES)
+SETTINGS = ("name", "target", "dutch_points", "blitz_points", "tie_break")
+LABELS = {
+    "name": "The game's name",
+    "target": "The target",
+    "dutch_points": "Points per Dutch card",
+    "blitz_points": "Points per Blitz card",
+    "tie_break": "The tie rule",
+}
+
+
+class _Cards(Protocol):
+    player_id: int
+    dutch: int
+    blitz: int
+
+
+def cards(scores: Iterable[_Cards], seats: list[int]) -> list[dict[str, int]]:
+    """A round's cards as logged: one {player_id, dutch, blitz} per player, in seating order."""
+    by_player = {s.player_id: s for s in scores}
+    return [
+        {"player_id": pid, "dutch": by_player[pid].dutch, "blitz": by_player[pid].blitz}
+        for pid in seats
+        if pid in by_player
+    ]
+
+
+def settings_of(game: Game) -> dict[str, Any]:
+    return {name: getattr(game, name) for name in SETTINGS}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A logged change as plain values (it outlives the transaction that read it)."""
+
+    id: int
+    at: datetime
+    kind: str
+    round_number: int | None
+    round_id: int | None
+    reverts: int | None
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, row: RoundChange) -> Change:
+        assert row.id is not None
+        return cls(row.id, as_utc(row.at), row.kind, row.round_number, row.round_id, row.reverts, row.old, row.new)
+
+
+def why_not(change: Change, view: GameView) -> str | None:
+    """Why the change can't be reverted on the game as it stands; None when it can."""
+    if change.kind == RULES:
+        return _rules_moved(change, settings_of(view.game))
+    number = change.round_number
+    seats = [p.id for p in view.players]
+    if change.kind == DELETION:
+        # Its row id back with its cards: restored (SQLite may give its id to a new round instead).
+        if change.round_id in view.round_ids and cards(
+            view.state.rounds[view.round_ids.index(change.round_id)].scores, seats
+        ) == (change.old or {}).get("scores"):
+            return f"Round {number} is back already."
+        if (change.old or {}).get("last") and any(rid >= (change.round_id or 0) for rid in view.round_ids):
+            return (
+                f"Round {number} was the last round and the table has played on since: "
+                "enter it again as a new round if it counts."
+            )
+        return None
+    if change.round_id not in view.round_ids:
+        return f"Round {number} was deleted since: there is nothing to revert."
+    index = view.round_ids.index(change.round_id)
+    if cards(view.state.rounds[index].scores, seats) != (change.new or {}).get("scores"):
+        return f"Round {index + 1} was corrected again since: revert the later change first."
+    return None
+
+
+def _rules_moved(change: Change, now: dict[str, Any]) -> str | None:
+    moved = [name for name, value in (change.new or {}).items() if now.get(name) != value]
+    if moved:
+        return f"{LABELS.get(moved[0], moved[0])} was changed again since: revert the later change first."
+    return None
+
+
+def public(change: Change, view: GameView) -> dict[str, Any]:
+    """A change as the API answers it (models.ChangePublic)."""
+
+    def values(logged: dict[str, Any] | None) -> dict[str, Any] | None:
+        if logged is None:
+            return None
+        if change.kind == RULES:
+            return {name: logged[name] for name in SETTINGS if name in logged}
+        return {"scores": logged["scores"]}
+
+    return {
+        "id": change.id,
+        "at": change.at.isoformat().replace("+00:00", "Z"),
+        "kind": change.kind,
+        "round": change.round_number,
+        "reverts": change.reverts,
+        "revertable": why_not(change, view) is None,
+        "old": values(change.old),
+        "new": values(change.new),
+    }
+
+
+class ChangeLog:
+    """The log's side of the use cases, mixed into app.games.Games: recording (called by the use
+    cases inside their write), reading, and reverting."""
+
+    session: Session
+    _reverting: Change | None = None  # set while a revert runs: its entry names the change undone
+
+    # --- recording ------------------------------------------------------------------------------
+
+    def _log(self, view: GameView, kind: str, **fields: Any) -> None:
+        reverts = self._reverting.id if self._reverting else None
+        self.session.add(RoundChange(game_id=view.game.id, kind=kind, reverts=reverts, **fields))
+
+    def _log_correction(self, view: GameView, number: int, data: RoundIn) -> None:
+        seats = [p.id for p in view.players]
+        old, new = cards(view.state.rounds[number - 1].scores, seats), cards(data.scores, seats)
+        if old != new:
+            round_id = view.round_ids[number - 1]
+            self._log(
+                view, CORRECTION, round_number=number, round_id=round_id, old={"scores": old}, new={"scores": new}
+            )
+
+    def _log_deletion(self, view: GameView, number: int) -> None:
+        if self._reverting and (reason := why_not(self._reverting, view)):
+            raise CantRevert(reason)
+        old = {
+            "scores": cards(view.state.rounds[number - 1].scores, [p.id for p in view.players]),
+            "last": number == len(view.round_ids),  # where it can go back (why_not)
+        }
+        self._log(view, DELETION, round_number=number, round_id=view.round_ids[number - 1], old=old)
+
+    def _log_rules(self, view: GameView, before: dict[str, Any]) -> None:
+        if self._reverting and (reason := _rules_moved(self._reverting, before)):
+            raise CantRevert(reason)
+        after = settings_of(view.game)
+        if moved := [name for name in SETTINGS if before[name] != after[name]]:
+            self._log(view, RULES, old={n: before[n] for n in moved}, new={n: after[n] for n in moved})
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def changes(self, game_id: str, limit: int | None = None) -> list[Change]:
+        """The game's changes, newest first (all of them, or the latest `limit`)."""
+        query = select(RoundChange).where(RoundChange.game_id == game_id).order_by(RoundChange.id.desc())  # type: ignore[union-attr]
+        if limit is not None:
+            query = query.limit(limit)
+        return [Change.of(row) for row in self.session.exec(query)]
+
+    # --- reverting ------------------------------------------------------------------------------
+
+    def revert_change(
+        self,
+        game_id: str,
+        change_id: int,
+        credential: Credential,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Any:
+        """Undo one change (see the module's notes); answers the game as the other writes do (Outcome)."""
+        session = self.session
+        writes: Any = self  # app.games.Games: the use cases this one goes through
+        row = session.get(RoundChange, change_id)
+        if row is None or row.game_id != game_id:
+            if session.get(Game, game_id) is None:
+                raise writes.missing(game_id)
+            raise GameNotFound(f"This game has no change {change_id}.")
+        change = Change.of(row)
+        round_ids = list(session.exec(select(Round.id).where(Round.game_id == game_id).order_by(Round.id)))
+        session.rollback()  # the write takes its own lock and reads the game again under it
+        # The round's number now (a retry finds the first answer before the number matters).
+        number = round_ids.index(change.round_id) + 1 if change.round_id in round_ids else len(round_ids) + 1
+        options = {"if_match": if_match, "idempotency": idempotency}
+        self._reverting = change
+        try:
+            if change.kind == RULES:
+                return writes.update(game_id, credential, _rules_update(change.old or {}), **options)
+            if change.kind == DELETION:
+                return self._restore(game_id, change, credential, **options)
+            if change.kind == RESTORATION:
+                return writes.delete_round(game_id, number, credential, **options)
+
+            def old_cards(view: GameView) -> RoundIn:
+                if reason := why_not(change, view):
+                    raise CantRevert(reason)
+                return _round_in((change.old or {}).get("scores", []))
+
+            return writes.replace_round(game_id, number, credential, old_cards, **options)
+        except GameNotFound as error:  # the round went between the read above and the write's lock
+            raise CantRevert(f"Round {change.round_number} was deleted since: there is nothing to revert.") from error
+        finally:
+            self._reverting = None
+
+    def _restore(
+        self,
+        game_id: str,
+        change: Change,
+        credential: Credential,
+        *,
+        if_match: str | None,
+        idempotency: Idempotency | None,
+    ) -> Any:
+        """A deleted round back in its place: by its old row id, as rounds are numbered by their row order."""
+        writes: Any = self
+        session = writes.session
+        limit = writes.settings.max_rounds_per_game
+
+        def put_back(view: GameView) -> Played:
+            if reason := why_not(change, view):
+                raise CantRevert(reason)
+            if len(view.round_ids) >= limit:
+                raise TooManyRounds(f"A game can hold at most {limit} rounds, and this one has them all.")
+            data = writes._check_round(view, _round_in((change.old or {}).get("scores", [])))
+            old_id = change.round_id
+            taken = session.exec(select(Round.id).where(Round.id == old_id)).first() is not None
+            if taken and any(rid >= (old_id or 0) for rid in view.round_ids):
+                raise CantRevert(
+                    f"Round {change.round_number} can't go back in its place any more: enter it again as a new round."
+                )
+            # Its old id puts it between the rounds it was between; when another game's round has
+            # that id now, nothing of this game comes after it, so a new id (the last) is its place.
+            round_ = Round(id=None if taken else old_id, game_id=view.game.id)
+            session.add(round_)
+            session.flush()
+            position = sum(1 for rid in view.round_ids if rid < round_.id)
+            played = view.played()
+            played.insert(position, (round_.id, writes._add_scores(round_.id, data)))
+            new = {"scores": cards(data.scores, [p.id for p in view.players])}
+            self._log(view, RESTORATION, round_number=position + 1, round_id=round_.id, new=new)
+            return played
+
+        return writes._write(
+            game_id, credential, put_back, if_match=if_match, idempotency=idempotency, view_on_refusal=True
+        )
+
+
+def _round_in(scores: list[dict[str, int]]) -> RoundIn:
+    return RoundIn(scores=[ScoreIn(**score) for score in scores])
+
+
+def _rules_update(old: dict[str, Any]) -> GameUpdate:
+    # Unchecked (model_construct) as the rules page does: the use case judges them with its messages.
+    rules = {name: old[name] for name in SETTINGS if name != "name" and name in old}
+    return GameUpdate.model_construct(
+        name=old.get("name"), rules=RulesUpdate.model_construct(**rules) if rules else None
+    )
