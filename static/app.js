@@ -194,7 +194,11 @@
     return !xhr || !xhr.status || xhr.status >= 400;  // no status: no answer arrived
   }
   document.addEventListener("htmx:beforeSwap", function (event) {
-    if (isLiveRefresh(event) && failed(event.detail.xhr)) event.detail.shouldSwap = false;
+    // (this event's elt is the target, #game: the element that asked is the request's)
+    var config = event.detail.requestConfig;
+    if (config && config.elt && config.elt.id === "live-refresh" && failed(event.detail.xhr)) {
+      event.detail.shouldSwap = false;
+    }
   });
 
   // --- a refused or failed action says so -----------------------------------------------------------

@@ -79,7 +79,14 @@ def test_a_viewer_that_is_up_to_date_is_not_redrawn_when_its_stream_connects(pho
     expect(viewer.locator("#since")).to_have_value("3")
 
 
-def test_a_viewers_failed_refresh_shows_nothing_replaces_nothing_and_is_retried(phones: Phones, server: Server):
+@pytest.mark.parametrize(
+    "body",
+    ["<h1>Slow down</h1>", '<div class="problem"><p>Slow down</p></div>'],  # a proxy's page; one like the app's own
+    ids=["foreign", "problem"],
+)
+def test_a_viewers_failed_refresh_shows_nothing_replaces_nothing_and_is_retried(
+    phones: Phones, server: Server, body: str
+):
     game = api_game(server, NAMES)
     context = phones.context()
     viewer = context.new_page()
@@ -90,7 +97,7 @@ def test_a_viewers_failed_refresh_shows_nothing_replaces_nothing_and_is_retried(
     def proxy_429_twice(route: Route) -> None:
         if route.request.headers.get("hx-request") == "true" and len(failures) < 2:
             failures.append(route.request.url)
-            route.fulfill(status=429, content_type="text/html", body="<h1>Slow down</h1>")
+            route.fulfill(status=429, content_type="text/html", body=body)
         else:
             route.continue_()
 
