@@ -29,10 +29,19 @@ OPERATIONS = {
     ("put", "/api/v1/games/{game_id}/rounds/{number}"): "replace_round",
     ("delete", "/api/v1/games/{game_id}/rounds/{number}"): "delete_round",
     ("post", "/api/v1/games/{game_id}/key"): "rotate_key",
+    ("post", "/api/v1/games/{game_id}/start"): "start_round",
     ("get", "/api/v1/games/{game_id}/events"): "game_events",
     ("get", "/api/v1/games/{game_id}/export.csv"): "export_csv",
 }
-NEEDS_THE_KEY = {"update_game", "delete_game", "add_round", "replace_round", "delete_round", "rotate_key"}
+NEEDS_THE_KEY = {
+    "update_game",
+    "delete_game",
+    "add_round",
+    "replace_round",
+    "delete_round",
+    "rotate_key",
+    "start_round",
+}
 
 
 @pytest.fixture
