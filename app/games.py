@@ -1,5 +1,5 @@
-"""The use cases: create a game, change its name or rules, add / correct / delete a round, rotate its key,
-hand it over.
+"""The use cases: create a game, change its name or rules, start / add / correct / delete a round, rotate its
+key, hand it over.
 
 Each asks app.scoring whether the change is allowed and makes it inside the write transaction that
 every change shares (app.writes); they return domain results (Outcome), never HTTP.
@@ -8,12 +8,13 @@ every change shares (app.writes); they return domain results (Outcome), never HT
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from app import scoring
+from app import scoring, timing
 from app.changes import ChangeLog, settings_of
 from app.db import begin_write, serial_writes
 from app.errors import (
@@ -27,11 +28,11 @@ from app.errors import (
 from app.handover import handover_problem
 from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, Idempotency, snapshot
 from app.live_pg import notify_in_transaction
-from app.models import DeletedGame, Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore
+from app.models import DeletedGame, Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
 from app.removal import creation_records, remove_games
 from app.security import Credential, hash_key, new_edit_key, new_game_id
-from app.views import GameView, Played, load_view, missing_game, rules_of
+from app.views import GameView, Played, as_utc, load_view, missing_game, rules_of, version_and_start
 from app.writes import Outcome, UrlsFor, WriteTransactions, check_key, check_version
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
@@ -79,6 +80,10 @@ class Games(ChangeLog, WriteTransactions):
     def version(self, game_id: str) -> int | None:
         """The game's version alone (None when there is no such game): one small query, no rounds."""
         return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
+
+    def version_and_start(self, game_id: str) -> tuple[int, datetime | None] | None:
+        """The game's version and its running round's start (None when there is no such game)."""
+        return version_and_start(self.session, game_id)
 
     def missing(self, game_id: str) -> GameError:
         """What to say of a game that is not there: 410 when its scorekeeper deleted it, else 404."""
@@ -215,9 +220,19 @@ class Games(ChangeLog, WriteTransactions):
                     "(the totals can be carried over as starting scores)."
                 )
             scores = self._check_round(view, data)
-            round_ = Round(game_id=view.game.id)
+            # The round takes the game's pending start (its "Blitz!"), which it uses up.
+            time = timing.saved_round_time(
+                view.game.round_started_at and as_utc(view.game.round_started_at),
+                utcnow(),
+                scores.started_at,
+                scores.duration_s,
+            )
+            view.game.round_started_at = None
+            round_ = Round(game_id=view.game.id, started_at=time.started_at, duration_s=time.duration_s)
             self.session.add(round_)
             self.session.flush()
+            if time.started_at is not None or time.duration_s is not None:
+                view.times[round_.id] = time
             return [*view.played(), (round_.id, self._add_scores(round_.id, scores))]
 
         return self._write(
@@ -243,6 +258,14 @@ class Games(ChangeLog, WriteTransactions):
         def change(view: GameView) -> Played:
             round_id = self._round(view, number)
             scores = self._check_round(view, data)
+            if scores.started_at is not None or scores.duration_s is not None:
+                time = timing.corrected_round_time(view.times.get(round_id), scores.started_at, scores.duration_s)
+                self.session.exec(
+                    update(Round)
+                    .where(Round.id == round_id)
+                    .values(started_at=time.started_at, duration_s=time.duration_s)
+                )
+                view.times[round_id] = time
             self._log_correction(view, number, scores)
             self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
             played = view.played()
@@ -272,6 +295,28 @@ class Games(ChangeLog, WriteTransactions):
             return played
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+
+    def start_round(
+        self,
+        game_id: str,
+        credential: Credential,
+        *,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+    ) -> Outcome:
+        """The scorekeeper's "Start round": "Blitz!" in COUNTDOWN_S seconds on every open page of the game.
+
+        Stored on the game (the next saved round takes it as its start) and announced to every event
+        stream as a `start` event. Starting again before a round is saved restarts the countdown (a
+        false start). Refused (409) once the game is over, like a new round.
+        """
+
+        def change(view: GameView) -> None:
+            if view.state.over:
+                raise GameIsOver("The game is over: no round can start. Correct or delete a round instead.")
+            view.game.round_started_at = timing.blitz_moment(utcnow())
+
+        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, starts_round=True)
 
     def rotate_key(
         self,

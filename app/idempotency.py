@@ -31,6 +31,7 @@ from app import scoring
 from app.errors import IdempotencyKeyReused
 from app.models import Game, IdempotencyRecord, Player, utcnow
 from app.sealing import Sealer
+from app.timing import RoundTime
 from app.views import Played, as_utc
 
 NEW_GAME_SCOPE = "new-game"
@@ -54,8 +55,11 @@ class Idempotency:
 # --- snapshots: the inputs an answer is built from ------------------------------------------------
 
 
-def snapshot(game: Game, players: list[Player], rounds: list[list[scoring.Score]]) -> bytes:
-    data = {
+def snapshot(
+    game: Game, players: list[Player], rounds: list[list[scoring.Score]], times: list[RoundTime] | None = None
+) -> bytes:
+    """`times`: each round's time, in the order of `rounds` (None: no round is timed)."""
+    data: dict[str, Any] = {
         "id": game.id,
         "name": game.name,
         "version": game.version,
@@ -66,11 +70,22 @@ def snapshot(game: Game, players: list[Player], rounds: list[list[scoring.Score]
         # Each round as [player id, dutch, blitz, player id, dutch, blitz, ...].
         "rounds": [[n for s in scores for n in (s.player_id, s.dutch, s.blitz)] for scores in rounds],
     }
+    # Left out when empty, so the records of untimed games are as they always were.
+    timed = [
+        [i, t.started_at and as_utc(t.started_at).isoformat(), t.duration_s]
+        for i, t in enumerate(times or [])
+        if t.started_at is not None or t.duration_s is not None
+    ]
+    if timed:
+        data["times"] = timed
+    if game.round_started_at is not None:
+        data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
 
 
-def restore(blob: bytes) -> tuple[Game, list[Player], Played]:
-    """The game, its players and rounds as they were (detached objects, never added to a session)."""
+def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTime]]:
+    """The game, its players, rounds and their times as they were (detached objects, never added to a
+    session). The rounds get stand-in ids (-1, -2, ...), which the times are keyed by."""
     data = json.loads(zlib.decompress(blob))
     target, dutch_points, blitz_points, tie_break = data["rules"]
     game = Game(
@@ -84,13 +99,21 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played]:
         tie_break=tie_break,
         created_at=datetime.fromisoformat(data["created"]),
         updated_at=datetime.fromisoformat(data["updated"]),
+        round_started_at=datetime.fromisoformat(data["pending"]) if data.get("pending") else None,
     )
     players = [
         Player(id=pid, game_id=game.id, seat=seat, name=name, starting_score=start)
         for seat, (pid, name, start) in enumerate(data["players"])
     ]
-    played: Played = [(0, [scoring.Score(*flat[i : i + 3]) for i in range(0, len(flat), 3)]) for flat in data["rounds"]]
-    return game, players, played
+    played: Played = [
+        (-(n + 1), [scoring.Score(*flat[i : i + 3]) for i in range(0, len(flat), 3)])
+        for n, flat in enumerate(data["rounds"])
+    ]
+    times = {
+        -(n + 1): RoundTime(datetime.fromisoformat(started) if started else None, duration)
+        for n, started, duration in data.get("times", [])
+    }
+    return game, players, played, times
 
 
 def snapshot_game_id(blob: bytes) -> str:

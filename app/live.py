@@ -4,6 +4,11 @@ Only "game X is now at version N" travels; a listener that cares reads the state
 So a listener that missed messages (a dropped connection, a slow client) needs only the latest
 version to catch up, and each subscription keeps just that: no queue grows behind a slow reader.
 
+One exception rides along: a round's start (the scorekeeper's "Start round") carries its "Blitz!"
+moment (ms since 1970, server time), because every page must hear it at once, not after reading the
+game again. A subscription keeps only the latest start too; the start is also stored on the game, so
+a page that missed it sees the running round when it next reads the game.
+
 In-process by default. With PostgreSQL (several server processes) see app.live_pg, which carries
 the same message through LISTEN/NOTIFY and hands it to this broker in every process.
 """
@@ -16,10 +21,11 @@ from contextlib import asynccontextmanager
 
 
 class Subscription:
-    __slots__ = ("_changed", "closed", "version")
+    __slots__ = ("_changed", "closed", "start", "version")
 
     def __init__(self) -> None:
         self.version = 0
+        self.start = 0  # the latest round start announced: its "Blitz!" in ms since 1970 (0: none yet)
         self.closed = False
         self._changed = asyncio.Event()
 
@@ -28,9 +34,12 @@ class Subscription:
         self.closed = True
         self._changed.set()
 
-    def _offer(self, version: int) -> None:
+    def _offer(self, version: int, start: int | None = None) -> None:
         if version > self.version:
             self.version = version
+            self._changed.set()
+        if start and start != self.start:
+            self.start = start
             self._changed.set()
 
     async def wait(self, timeout: float | None = None) -> int | None:
@@ -54,7 +63,8 @@ class Broker:
         """Attach to the server's event loop (at startup); publish() may then be called from any thread."""
         self._loop = loop
 
-    def publish(self, game_id: str, version: int) -> None:
+    def publish(self, game_id: str, version: int, start: int | None = None) -> None:
+        """`start`: a round start's "Blitz!" (ms since 1970), announced with this version."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return  # no server loop (a script or a test without lifespan): nobody can be listening
@@ -63,13 +73,13 @@ class Broker:
         except RuntimeError:
             running = None
         if running is loop:
-            self.deliver(game_id, version)
+            self.deliver(game_id, version, start)
         else:
-            loop.call_soon_threadsafe(self.deliver, game_id, version)
+            loop.call_soon_threadsafe(self.deliver, game_id, version, start)
 
-    def deliver(self, game_id: str, version: int) -> None:
+    def deliver(self, game_id: str, version: int, start: int | None = None) -> None:
         for subscription in self._subscriptions.get(game_id, ()):
-            subscription._offer(version)
+            subscription._offer(version, start)
 
     @asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[Subscription]:

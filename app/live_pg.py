@@ -3,7 +3,8 @@
 A write sends NOTIFY inside its own transaction (PostgreSQL delivers it only if and when the
 transaction commits, so no listener hears of a change that was rolled back). Every server process
 LISTENs on one channel and hands each "game_id:version" to its in-process Broker, which wakes the
-event streams of that game; they then read the state from the database. When the listening
+event streams of that game; they then read the state from the database. A round's start travels as
+"game_id:version:blitz_ms" (its "Blitz!" in ms since 1970), so every process's streams send it at once. When the listening
 connection drops, the listener reconnects and re-reads the version of every game that has open
 streams, so nobody misses an update made while it was away.
 """
@@ -24,12 +25,21 @@ CHANNEL = "blitzboard_games"
 log = logging.getLogger("blitzboard.live")
 
 
-def notify_in_transaction(session: Session, game_id: str, version: int) -> None:
-    """Queue the change notice in the session's transaction (PostgreSQL only; a no-op elsewhere)."""
+def notify_in_transaction(session: Session, game_id: str, version: int, start: int | None = None) -> None:
+    """Queue the change notice in the session's transaction (PostgreSQL only; a no-op elsewhere).
+    `start`: a round start's "Blitz!" (ms since 1970), announced with this version."""
     if session.get_bind().dialect.name == "postgresql":
-        session.exec(
-            text("SELECT pg_notify(:channel, :payload)").bindparams(channel=CHANNEL, payload=f"{game_id}:{version}")
-        )
+        payload = f"{game_id}:{version}" + (f":{start}" if start else "")
+        session.exec(text("SELECT pg_notify(:channel, :payload)").bindparams(channel=CHANNEL, payload=payload))
+
+
+def parse_notice(payload: str) -> tuple[str, int, int | None] | None:
+    """(game id, version, round start or None) from a notice; None for one we can't read."""
+    game_id, _, rest = payload.partition(":")
+    version, _, start = rest.partition(":")
+    if not game_id or not version.isdigit() or (start and not start.isdigit()):
+        return None
+    return game_id, int(version), int(start) if start else None
 
 
 def libpq_url(sqlalchemy_url: str) -> str:
@@ -70,9 +80,8 @@ class PostgresListener:
                         await self._catch_up()
                     first = False
                     async for notice in conn.notifies():
-                        game_id, _, version = notice.payload.rpartition(":")
-                        if game_id and version.isdigit():
-                            self.broker.deliver(game_id, int(version))
+                        if parsed := parse_notice(notice.payload):
+                            self.broker.deliver(*parsed)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarted, the network dropped...

@@ -10,20 +10,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Strict, WithJsonSchema
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Strict, WithJsonSchema
 from pydantic import Field as PField
 from sqlalchemy import JSON, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
 from sqlmodel import Field, SQLModel
 
-from app import scoring
+from app import scoring, timing
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _timestamp() -> Column:
-    return Column(DateTime(timezone=True), nullable=False)
+def _timestamp(nullable: bool = False) -> Column:
+    return Column(DateTime(timezone=True), nullable=nullable)
 
 
 # --- tables -----------------------------------------------------------------------------------
@@ -40,6 +40,9 @@ class Game(SQLModel, table=True):
     tie_break: str = Field(default="play_on", max_length=16)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # The running round's "Blitz!" (the scorekeeper's "Start round" plus the countdown); None when no
+    # round was started since the last save. The next saved round takes it as its start (app.timing).
+    round_started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
 
 
 class DeletedGame(SQLModel, table=True):
@@ -68,6 +71,9 @@ class Round(SQLModel, table=True):
         sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # When the round started ("Blitz!") and how long it lasted; None when nobody timed it.
+    started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    duration_s: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
 
 
 class RoundScore(SQLModel, table=True):
@@ -145,6 +151,24 @@ BlitzCount = Annotated[
     PField(ge=-1_000_000, le=1_000_000),
     WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.BLITZ_PILE_SIZE}),
 ]
+RoundSeconds = Annotated[int, Strict(), PField(ge=0, le=timing.MAX_ROUND_SECONDS)]
+
+
+def _moment(value: datetime) -> datetime:
+    # In UTC, within years a timezone conversion can't overflow (year 9999 at -05:00 would).
+    if not timing.EARLIEST_YEAR <= value.year <= timing.LATEST_YEAR:
+        raise ValueError(f"must be in the years {timing.EARLIEST_YEAR}–{timing.LATEST_YEAR}")
+    return value.astimezone(UTC)
+
+
+def _iso_text(value: object) -> object:
+    # Only ISO 8601 text: a number would be read as seconds since 1970, which nobody means here.
+    if not isinstance(value, str | datetime):
+        raise ValueError("must be an ISO 8601 date and time with a timezone, like 2026-11-30T21:04:05Z")
+    return value
+
+
+Moment = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_moment)]
 PlayerRef = Annotated[int, Strict(), PField(ge=-(2**31), le=2**31 - 1)]
 TieBreakName = Literal["play_on", "shared"]
 
@@ -249,6 +273,16 @@ class RoundIn(StrictModel):
         description="One score per player of the game, each once. At most 40 cards in all, and at least "
         "one player with 0 Blitz cards.",
     )
+    started_at: Moment | None = PField(
+        None,
+        description='When the round started (its "Blitz!"), with a timezone. Left out: the start the '
+        "scorekeeper gave with `POST /games/{id}/start`, if any (a correction keeps the round's own).",
+    )
+    duration_s: RoundSeconds | None = PField(
+        None,
+        description=f"How long the round lasted, in seconds (0–{timing.MAX_ROUND_SECONDS}). Left out: the "
+        "time from its start to this save (a correction keeps the round's own).",
+    )
 
 
 class PlayerPublic(BaseModel):
@@ -270,6 +304,8 @@ class ScorePublic(BaseModel):
 class RoundPublic(BaseModel):
     number: int = PField(description="1 for the first round; deleting a round renumbers the later ones.")
     scores: list[ScorePublic]
+    started_at: datetime | None = PField(description='When the round started (its "Blitz!"); null when unknown.')
+    duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
 
 
 class GamePublic(BaseModel):
@@ -285,6 +321,20 @@ class GamePublic(BaseModel):
     rules: RulesPublic
     players: list[PlayerPublic] = PField(description="In seating order.")
     rounds: list[RoundPublic]
+    round_started_at: datetime | None = PField(
+        description='The running round\'s start (its "Blitz!", which may be a few seconds ahead), from '
+        "`POST /games/{id}/start`; null when no round was started since the last one was saved."
+    )
+
+
+class RoundStarted(GamePublic):
+    blitz_at: datetime = PField(
+        description=f'When "Blitz!" happens: the server\'s time now plus {timing.COUNTDOWN_S} s.'
+    )
+    server_now: datetime = PField(
+        description="The server's time as it answered: a client's offset is `server_now` minus its own clock "
+        'on receipt, and its "Blitz!" is `blitz_at` minus that offset in its own clock.'
+    )
 
 
 class GameUrls(BaseModel):

@@ -6,7 +6,7 @@ stored rounds by app.scoring, and the API's JSON shape built in one place (to_pu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +16,7 @@ from sqlmodel import Session, select
 from app import scoring
 from app.errors import GameError, GameGone, GameNotFound
 from app.models import DeletedGame, Game, Player, Round, RoundScore
+from app.timing import RoundTime
 
 # Rounds as stored: (round id, each player's cards), in the order played.
 Played = list[tuple[int, list[scoring.Score]]]
@@ -27,6 +28,8 @@ class GameView:
     players: list[Player]
     round_ids: list[int]  # in the order played: round n is round_ids[n - 1]
     state: scoring.GameState
+    # Each timed round's start and duration, by round id (app.timing); a round not in it has neither.
+    times: dict[int, RoundTime] = field(default_factory=dict)
 
     @property
     def rules(self) -> scoring.Rules:
@@ -37,6 +40,10 @@ class GameView:
 
     def public(self) -> dict[str, Any]:
         return to_public(self)
+
+    def timings(self) -> dict[int, RoundTime]:
+        """Each round's time by its number (1, 2, ...), for the pages: `timings[r.number].duration_s`."""
+        return {n: self.times.get(round_id, RoundTime()) for n, round_id in enumerate(self.round_ids, 1)}
 
     def played(self) -> Played:
         """The rounds as stored: (round id, each player's cards), in order."""
@@ -65,6 +72,10 @@ def _timestamp(moment: datetime) -> str:
     return as_utc(moment).isoformat().replace("+00:00", "Z")
 
 
+def _maybe_timestamp(moment: datetime | None) -> str | None:
+    return None if moment is None else _timestamp(moment)
+
+
 def to_public(view: GameView) -> dict[str, Any]:
     """The game as the API answers it: the shape of models.GamePublic, built as plain JSON-ready data.
 
@@ -74,6 +85,8 @@ def to_public(view: GameView) -> dict[str, Any]:
     state = view.state
     game = view.game
     ranks = {s.player.id: s.rank for s in state.standings}
+    no_time = RoundTime()
+    times = [view.times.get(round_id, no_time) for round_id in view.round_ids]
     return {
         "id": game.id,
         "name": game.name,
@@ -107,9 +120,12 @@ def to_public(view: GameView) -> dict[str, Any]:
                     {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
                     for s in r.scores
                 ],
+                "started_at": _maybe_timestamp(t.started_at),
+                "duration_s": t.duration_s,
             }
-            for r in state.rounds
+            for r, t in zip(state.rounds, times, strict=True)
         ],
+        "round_started_at": _maybe_timestamp(game.round_started_at),
     }
 
 
@@ -127,10 +143,15 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
     for player in session.exec(select(Player).where(Player.game_id.in_(ids)).order_by(Player.seat)):
         players[player.game_id].append(player)
     rounds: dict[str, list[int]] = {game_id: [] for game_id in ids}
-    for game_id, round_id in session.exec(
-        select(Round.game_id, Round.id).where(Round.game_id.in_(ids)).order_by(Round.id)
+    times: dict[int, RoundTime] = {}
+    for game_id, round_id, started_at, duration_s in session.exec(
+        select(Round.game_id, Round.id, Round.started_at, Round.duration_s)
+        .where(Round.game_id.in_(ids))
+        .order_by(Round.id)
     ):
         rounds[game_id].append(round_id)
+        if started_at is not None or duration_s is not None:
+            times[round_id] = RoundTime(started_at and as_utc(started_at), duration_s)
     scores: dict[int, list[scoring.Score]] = {
         round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
     }
@@ -141,7 +162,7 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
     ):
         scores[round_id].append(scoring.Score(player_id, dutch, blitz))
     return [
-        scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]])
+        scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]], times)
         for game in games
     ]
 
@@ -152,13 +173,30 @@ def current_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
         return dict(session.exec(select(Game.id, Game.version).where(Game.id.in_(game_ids))).all())
 
 
-def scored_view(game: Game, players: list[Player], played: Played) -> GameView:
+def version_and_start(session: Session, game_id: str) -> tuple[int, datetime | None] | None:
+    """The game's version and running round's start (None when there is no such game): one small query."""
+    row = session.exec(select(Game.version, Game.round_started_at).where(Game.id == game_id)).first()
+    return None if row is None else (row[0], row[1] and as_utc(row[1]))
+
+
+def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, datetime | None] | None:
+    """For event streams, which outlive any request's session."""
+    with Session(engine) as session:
+        return version_and_start(session, game_id)
+
+
+def scored_view(
+    game: Game, players: list[Player], played: Played, times: dict[int, RoundTime] | None = None
+) -> GameView:
     state = scoring.score_game(
         [scoring.Player(p.id, p.name, p.starting_score) for p in players],
         rules_of(game),
         [scores for _, scores in played],
     )
-    return GameView(game, players, [round_id for round_id, _ in played], state)
+    round_ids = [round_id for round_id, _ in played]
+    # Only this game's rounds (`times` may be shared by several games, or hold a deleted round's).
+    own = {round_id: times[round_id] for round_id in round_ids if round_id in times} if times else {}
+    return GameView(game, players, round_ids, state, own)
 
 
 def missing_game(session: Session, game_id: str) -> GameError:

@@ -26,10 +26,12 @@ from app.live_pg import notify_in_transaction
 from app.models import Game, IdempotencyRecord, utcnow
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, key_matches
+from app.timing import RoundTime, epoch_ms
 from app.views import GameView, Played, load_view, missing_game, scored_view
 
 log = logging.getLogger("blitzboard.games")
 
+NO_TIME = RoundTime()
 UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
 
 
@@ -128,6 +130,7 @@ class WriteTransactions:
         view_on_refusal: bool = False,
         authorize: Callable[[Game], None] | None = None,
         binding: str | None = None,
+        starts_round: bool = False,
     ) -> Outcome:
         """The write transaction every change shares (run again once if the connection drops).
 
@@ -140,6 +143,8 @@ class WriteTransactions:
 
         `authorize` replaces the edit key check (a handover link: app.handover), and `binding` what a
         rotation's replay is bound to (by default the old key the request presents).
+        `starts_round`: the change set the game's round start; every viewer hears of it (a `start`
+        event beside the version), in this process and, on PostgreSQL, in every other.
         """
         replays, session = self.replays, self.session
         key = mac = ""
@@ -179,7 +184,7 @@ class WriteTransactions:
                     # What the game means now, from the rounds just written (not read back: the same rows).
                     if played is None:
                         played = before.played()
-                    view = scored_view(game, before.players, played)
+                    view = scored_view(game, before.players, played, before.times)
                     body = view.public()
                     if new_key is not None and urls_for is not None:
                         body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
@@ -190,13 +195,19 @@ class WriteTransactions:
                             mac,
                             operation,
                             status,
-                            snapshot(game, before.players, [scores for _, scores in played]),
+                            snapshot(
+                                game,
+                                before.players,
+                                [scores for _, scores in played],
+                                [view.times.get(round_id, NO_TIME) for round_id, _ in played],
+                            ),
                             game.version,
                             edit_key=new_key,
                             idempotency=idempotency,
                             game_id=game_id,
                         )
-                    notify_in_transaction(session, game_id, game.version)
+                    start_ms = epoch_ms(game.round_started_at) if starts_round and game.round_started_at else None
+                    notify_in_transaction(session, game_id, game.version, start_ms)
                     self._committing = True
                     session.commit()
                 except BaseException as error:
@@ -207,7 +218,7 @@ class WriteTransactions:
                         error.view = before  # type: ignore[attr-defined]
                     session.rollback()
                     raise
-            self.broker.publish(game_id, game.version)
+            self.broker.publish(game_id, game.version, start_ms)
             return Outcome(status, body, view)
 
         return self._attempts(run)
@@ -216,8 +227,8 @@ class WriteTransactions:
         self, record: IdempotencyRecord, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
     ) -> Outcome | None:
         """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
-        game, players, played = restore(record.snapshot)
-        body = scored_view(game, players, played).public()
+        game, players, played, times = restore(record.snapshot)
+        body = scored_view(game, players, played, times).public()
         if record.sealed_key is not None:
             try:
                 edit_key = self.replays.edit_key(record, idempotency, game.id)

@@ -477,7 +477,7 @@ it" notes are the benchmark's own reading of its measurements (see each section 
 |---|---|---|---|---|
 """
 
-SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load", "flood", "replays"]
+SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load", "flood", "replays", "countdown"]
 
 
 def _markers(name: str) -> tuple[str, str]:

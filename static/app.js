@@ -384,6 +384,108 @@
     });
     if (kept) event.detail.serverResponse = answer.innerHTML;
   });
+
+  // --- start signal and round timer (issue 13, part 4; templates/_timer.html) -----------------------
+  // "Blitz!" is a moment in the server's clock (blitz_at, ms since 1970). Each page measures its own
+  // clock's offset from the server's when it hears of the start (server_now minus Date.now() on
+  // receipt), so every phone says "Blitz!" at the same moment whatever its clock says. A start comes from
+  // the event stream on view pages (a "start" event, at once), and from #round-timer's data attributes
+  // on every page (the keeper's own "Start round" answer, a page loaded mid-round). The state lives here,
+  // outside #game, which htmx swaps whole: each tick finds the current #round-timer.
+  var round = { key: null, blitzLocal: 0, said: "", late: false, firedAt: 0, handle: null };
+
+  function clockText(seconds) {
+    var h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60;
+    var mmss = (h ? (m < 10 ? "0" : "") : "") + m + ":" + (s < 10 ? "0" : "") + s;
+    return h ? h + ":" + mmss : mmss;
+  }
+
+  function buzz(pattern) {
+    if (navigator.vibrate) {
+      try { navigator.vibrate(pattern); } catch (e) { /* not allowed here (no tap yet, or an iframe) */ }
+    }
+  }
+
+  function startRound(blitzAt, serverNow) {
+    var fresh = round.key !== blitzAt;
+    round.key = blitzAt;
+    round.blitzLocal = blitzAt - (serverNow - Date.now());
+    if (fresh) {
+      // A start first heard after its "Blitz!" (a page opened mid-round) just shows the running time.
+      round.late = round.blitzLocal <= Date.now();
+      round.said = "";
+      round.firedAt = 0;
+    }
+    tickRound();
+  }
+
+  function stopRound() {
+    round.key = null;
+    if (round.handle) clearTimeout(round.handle);
+    round.handle = null;
+  }
+
+  function tickRound() {
+    if (round.handle) clearTimeout(round.handle);
+    round.handle = null;
+    var box = document.getElementById("round-timer");
+    if (!box || round.key === null) return;
+    box.hidden = false;
+    box.classList.add("running");
+    box.dataset.blitzLocal = String(Math.round(round.blitzLocal));  // when this page says "Blitz!" (tests, bench)
+    var countdown = box.querySelector("#countdown"), clock = box.querySelector("#round-clock");
+    var left = round.blitzLocal - Date.now(), say, wait;
+    if (left > 0) {
+      say = String(Math.ceil(left / 1000));
+      wait = left - (Math.ceil(left / 1000) - 1) * 1000;  // to the next whole second before "Blitz!"
+      clock.textContent = "";
+    } else {
+      var elapsed = -left;
+      say = elapsed < 2000 && !round.late ? "Blitz!" : "";
+      clock.textContent = clockText(Math.floor(elapsed / 1000));
+      wait = 1000 - (elapsed % 1000);
+    }
+    if (say !== round.said) {
+      // Only the countdown is announced (role=timer, aria-live=assertive); the m:ss clock is not.
+      if (say === "Blitz!") {
+        buzz(400);
+        round.firedAt = Date.now();
+      } else if (say) {
+        buzz(60);
+      }
+      round.said = say;
+    }
+    if (countdown.textContent !== say) countdown.textContent = say;
+    if (round.firedAt) box.dataset.blitzFired = String(round.firedAt);  // when it said "Blitz!" (tests)
+    box.classList.toggle("counting", left > 0);
+    round.handle = setTimeout(tickRound, Math.max(15, wait));
+  }
+
+  // The page's (or the swapped fragment's) own word on the round: started, or none (a round was saved).
+  function readRoundTimer() {
+    var box = document.getElementById("round-timer");
+    if (!box) return;
+    var at = Number(box.dataset.blitzAt || 0);
+    if (!at) {
+      stopRound();
+      return;
+    }
+    if (at !== round.key) startRound(at, Number(box.dataset.serverNow));
+    else tickRound();  // the same round, in the new #round-timer
+  }
+
+  // The event stream's "start" (htmx's SSE extension triggers sse:start on #live-start).
+  document.addEventListener("sse:start", function (event) {
+    var data;
+    try { data = JSON.parse(event.detail.data); } catch (e) { return; }
+    if (typeof data.blitz_at === "number" && typeof data.server_now === "number") {
+      startRound(data.blitz_at, data.server_now);
+    }
+  });
+  document.addEventListener("DOMContentLoaded", readRoundTimer);
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.elt && event.detail.elt.id === "game") readRoundTimer();
+  });
 })();
 
 // --- the correction log ("Changes"): local times, and a refused revert in view ----------------------

@@ -13,20 +13,21 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, inspect
+from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, inspect, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, SQLModel, select
 
 import app.db
 from app.db import begin_write, make_engine
 from app.migrations import alembic_config, at_head, current_revision, head_revision, upgrade
-from app.models import Game, Player
+from app.models import Game, Player, Round
 
 TABLES = {"game", "player", "round", "round_score", "idempotency_record"}
 
@@ -132,6 +133,55 @@ def test_downgrade_to_base_then_upgrade_again(own_engine: Engine):
         session.add(Player(game_id="g1", seat=0, name="Ana"))
         session.commit()
         assert session.exec(select(Player.name)).all() == ["Ana"]
+
+
+def columns(engine: Engine, table: str) -> set[str]:
+    return {column["name"] for column in inspect(engine).get_columns(table)}
+
+
+def test_the_round_timer_migration_keeps_every_game_and_undoes_cleanly(own_engine: Engine):
+    """0005 (the round timer) adds nullable columns: a game played before it reads as untimed, and a
+    downgrade drops only those columns (never the games, players or rounds behind them)."""
+    engine = own_engine
+    upgrade(engine)
+    downgrade(engine, "0004")  # a database as it was before the round timer
+    assert "round_started_at" not in columns(engine, "game")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points, tie_break,"
+                " created_at, updated_at) VALUES ('old', 'Before', 2, :hash, 75, 1, -2, 'play_on', :now, :now)"
+            ),
+            {"hash": "0" * 64, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+        )
+        connection.execute(text("INSERT INTO player (game_id, seat, name, starting_score) VALUES ('old', 0, 'Ana', 0)"))
+        connection.execute(
+            text("INSERT INTO round (game_id, created_at) VALUES ('old', :now)"),
+            {"now": datetime(2026, 1, 1, tzinfo=UTC)},
+        )
+
+    upgrade(engine)
+    assert at_head(engine)
+    assert {"round_started_at"} <= columns(engine, "game")
+    assert {"started_at", "duration_s"} <= columns(engine, "round")
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with Session(engine) as session:
+        game = session.get(Game, "old")
+        assert game is not None and game.round_started_at is None and game.version == 2
+        assert session.exec(select(Round.started_at, Round.duration_s)).all() == [(None, None)]
+        game.round_started_at = datetime(2026, 1, 1, 20, 0, tzinfo=UTC)
+        session.add(game)
+        session.commit()
+
+    downgrade(engine, "0004")
+    assert "round_started_at" not in columns(engine, "game")
+    assert not {"started_at", "duration_s"} & columns(engine, "round")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM player")).scalar() == 1
+        assert connection.execute(text("SELECT count(*) FROM round")).scalar() == 1
+        assert connection.execute(text("SELECT name FROM game")).scalar() == "Before"
+    upgrade(engine)
+    assert at_head(engine)
 
 
 def test_upgrade_twice_is_harmless(engine: Engine):

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import queue
 import signal
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -18,6 +21,7 @@ import psycopg
 import pytest
 
 from app.live import Broker
+from app.live_pg import parse_notice
 from tests.helpers import on_postgres
 from tests.servers import Server, running_server
 
@@ -35,6 +39,7 @@ class EventStream:
     def __init__(self, url: str):
         parts = urlsplit(url)
         self.versions: queue.Queue[int | str] = queue.Queue()
+        self.starts: queue.Queue[tuple[dict[str, int], float]] = queue.Queue()  # (data, when it arrived)
         self.ended_cleanly = threading.Event()
         self._sock = socket.create_connection((parts.hostname, parts.port), timeout=WAIT)
         self._sock.settimeout(None)
@@ -61,6 +66,8 @@ class EventStream:
                         event = line.split(":", 1)[1].strip()
                     elif line.startswith("data:") and event == "version":
                         self.versions.put(int(line.split(":", 1)[1]))
+                    elif line.startswith("data:") and event == "start":
+                        self.starts.put((json.loads(line.split(":", 1)[1]), time.time() * 1000))
                     elif line == "0" and status_seen:
                         self.ended_cleanly.set()  # the last chunk of a complete chunked response
         except OSError:
@@ -71,6 +78,9 @@ class EventStream:
 
     def next_version(self) -> int:
         return int(self.versions.get(timeout=WAIT))
+
+    def next_start(self) -> tuple[dict[str, int], float]:
+        return self.starts.get(timeout=WAIT)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -128,6 +138,40 @@ def test_publish_without_a_bound_loop_is_harmless():
     Broker().publish("nobody-listens", 1)
 
 
+def test_broker_carries_a_rounds_start_beside_the_version():
+    async def scenario():
+        broker = Broker()
+        broker.bind(asyncio.get_running_loop())
+        async with broker.subscribe("a") as sub:
+            broker.publish("a", 2, 1_700_000_003_000)
+            assert await sub.wait(1) == 2 and sub.start == 1_700_000_003_000
+            broker.publish("a", 2, 1_700_000_003_000)  # the same start again (a catch-up): no wake-up
+            assert await sub.wait(0.05) is None
+            broker.deliver("a", 2, 1_700_000_009_000)  # a restart, heard from another process
+            assert await sub.wait(1) == 2 and sub.start == 1_700_000_009_000
+            broker.publish("a", 3)  # a save: the start stays as it was
+            assert await sub.wait(1) == 3 and sub.start == 1_700_000_009_000
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("payload", "parsed"),
+    [
+        ("abc:5", ("abc", 5, None)),  # a version notice, as before
+        ("abc:6:1700000003000", ("abc", 6, 1_700_000_003_000)),  # a round's start
+        ("a_b-c:7", ("a_b-c", 7, None)),
+        ("abc:x", None),
+        ("abc:5:soon", None),
+        (":5", None),
+        ("abc", None),
+        ("", None),
+    ],
+)
+def test_notices_from_postgresql_are_read_or_ignored(payload: str, parsed):
+    assert parse_notice(payload) == parsed
+
+
 # --- event streams on a real server -----------------------------------------------------------
 
 
@@ -141,6 +185,52 @@ def test_stream_sends_the_version_at_once_then_each_save(server_database_url: st
             for expected in (2, 3):
                 assert add_round(server.url, game_id, auth, players) == expected
                 assert stream.next_version() == expected
+        finally:
+            stream.close()
+
+
+def start_round(base: str, game_id: str, auth: dict[str, str]) -> dict:
+    response = httpx.post(f"{base}/api/v1/games/{game_id}/start", headers=auth, timeout=WAIT)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def ms(iso: str) -> int:
+    return round(datetime.fromisoformat(iso).timestamp() * 1000)
+
+
+def test_a_start_reaches_the_stream_with_the_servers_clock(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        game_id, auth, players = create_game(server.url)
+        stream = EventStream(f"{server.url}/api/v1/games/{game_id}/events")
+        try:
+            assert stream.status() == "status 200"
+            assert stream.next_version() == 1
+            assert stream.starts.empty()  # no round running: no start on connect
+            started = start_round(server.url, game_id, auth)
+            data, _ = stream.next_start()
+            assert set(data) == {"blitz_at", "server_now"}
+            assert data["blitz_at"] == ms(started["blitz_at"])
+            # Sent after the answer's clock was read, before "Blitz!" (3 s later): same clock, same machine.
+            assert ms(started["server_now"]) - 1000 <= data["server_now"] <= data["blitz_at"]
+            assert stream.next_version() == 2  # the start is a change too
+            assert add_round(server.url, game_id, auth, players) == 3
+            assert stream.next_version() == 3
+            assert stream.starts.empty()  # a save is no start
+        finally:
+            stream.close()
+
+
+def test_a_stream_opened_mid_round_gets_the_start_at_once(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        game_id, auth, _ = create_game(server.url)
+        started = start_round(server.url, game_id, auth)
+        stream = EventStream(f"{server.url}/g/{game_id}/events")
+        try:
+            assert stream.status() == "status 200"
+            data, _ = stream.next_start()
+            assert data["blitz_at"] == ms(started["blitz_at"])
+            assert stream.next_version() == 2
         finally:
             stream.close()
 
@@ -224,6 +314,17 @@ def test_a_save_on_one_process_reaches_a_stream_on_another(two_processes: TwoPro
     # ...and the state the other process serves is the new one.
     game = httpx.get(f"{t.two.url}/api/v1/games/{t.game_id}", timeout=WAIT).json()
     assert game["version"] == 2 and len(game["rounds"]) == 1
+
+
+@postgres_only
+def test_a_start_on_one_process_reaches_a_stream_on_another(two_processes: TwoProcesses):
+    t = two_processes
+    started = start_round(t.one.url, t.game_id, t.auth)
+    data, _ = t.stream.next_start()
+    assert data["blitz_at"] == ms(started["blitz_at"])
+    assert t.stream.next_version() == 2
+    game = httpx.get(f"{t.two.url}/api/v1/games/{t.game_id}", timeout=WAIT).json()
+    assert game["round_started_at"] == started["blitz_at"]
 
 
 @postgres_only

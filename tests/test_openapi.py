@@ -31,6 +31,7 @@ OPERATIONS = {
     ("post", "/api/v1/games/{game_id}/key"): "rotate_key",
     ("get", "/api/v1/games/{game_id}/changes"): "game_changes",
     ("post", "/api/v1/games/{game_id}/changes/{change_id}/revert"): "revert_change",
+    ("post", "/api/v1/games/{game_id}/start"): "start_round",
     ("get", "/api/v1/games/{game_id}/events"): "game_events",
     ("get", "/api/v1/games/{game_id}/export.csv"): "export_csv",
 }
@@ -42,6 +43,7 @@ NEEDS_THE_KEY = {
     "delete_round",
     "rotate_key",
     "revert_change",
+    "start_round",
 }
 
 

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from app.changes import public
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
-from app.models import ChangePublic, GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn
+from app.models import ChangePublic, GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn, RoundStarted, utcnow
 from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
 from app.routes.deps import (
@@ -27,6 +27,7 @@ from app.routes.deps import (
     RoundNumber,
     operation_id,
 )
+from app.timing import COUNTDOWN_S
 from app.urls import urls_for
 from app.writes import Outcome, none_match
 
@@ -127,9 +128,40 @@ def add_round(
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
-    idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json"))
+    # exclude_none: a round without a time fingerprints as it always did (a retry across an upgrade still matches).
+    idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json", exclude_none=True))
     outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
+
+
+@router.post(
+    "/games/{game_id}/start",
+    response_model=RoundStarted,
+    responses=problem_responses(401, 403, 404, 409, 410, 412, 422, 429),
+    summary="Start a round (the start signal)",
+    description=f'"Blitz!" in {COUNTDOWN_S} seconds on every open page of the game: every event stream gets a '
+    "`start` event. Answers the game with `blitz_at` (also its `round_started_at`) and the server's clock "
+    "`server_now`, from which a client works out its own clock's offset. The next round saved takes this "
+    "start as its `started_at`, and the time to its save as its `duration_s`. Starting again before then "
+    "restarts the countdown. 409 once the game is over.",
+)
+def start_round(
+    game_id: GameId,
+    request: Request,
+    games: GamesDep,
+    credential: BearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, "POST /start")
+    outcome = games.start_round(game_id, credential, if_match=if_match, idempotency=idempotency)
+    # server_now as it answers (a replay's too): the clock a client compares its own with.
+    outcome.body = outcome.body | {"blitz_at": outcome.body["round_started_at"], "server_now": _now()}
+    return _answer(outcome, request)
+
+
+def _now() -> str:
+    return utcnow().isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @router.put(
@@ -148,7 +180,9 @@ def replace_round(
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
-    idempotency = Idempotency.of(idempotency_key, f"PUT /rounds/{number}", data.model_dump(mode="json"))
+    idempotency = Idempotency.of(
+        idempotency_key, f"PUT /rounds/{number}", data.model_dump(mode="json", exclude_none=True)
+    )
     outcome = games.replace_round(game_id, number, credential, data, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request)
 

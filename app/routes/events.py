@@ -3,12 +3,19 @@
 On connect the stream sends the game's current version at once, so a client that reconnects after
 the network dropped catches up immediately; after that it sends each new version as it is published.
 The browser's EventSource reconnects by itself (we ask for a 2 s retry).
+
+A "start" event says the scorekeeper started a round: `{"blitz_at": ms, "server_now": ms}` (ms since
+1970, server time), `server_now` read as the event is sent, so each page works out its clock's offset
+from the server's on receipt and shows "Blitz!" at the same moment as every other (static/app.js).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Any
 
 import anyio
@@ -23,7 +30,8 @@ from app.models import ProblemDetails
 from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
 from app.routes.deps import GameId, operation_id
-from app.views import current_versions, was_deleted
+from app.timing import epoch_ms
+from app.views import current_version_and_start, current_versions, was_deleted
 
 router = APIRouter(generate_unique_id_function=operation_id)
 
@@ -50,8 +58,19 @@ class _HoldingSlot(EventSourceResponse):
             self._slots.release(self._client)
 
 
+def start_event(blitz_at: int) -> ServerSentEvent:
+    """A round's start, with the server's clock as it is sent (the listener's offset is measured from it)."""
+    data = json.dumps({"blitz_at": blitz_at, "server_now": round(time.time() * 1000)}, separators=(",", ":"))
+    return ServerSentEvent(data=data, event="start")
+
+
 def _current_version(engine, game_id: str) -> int | None:
     return current_versions(engine, [game_id]).get(game_id)
+
+
+def _current_state(engine, game_id: str) -> tuple[int, datetime | None] | None:
+    """The version and the running round's start, in one read (None once the game is gone)."""
+    return current_version_and_start(engine, game_id)
 
 
 @router.get(
@@ -59,7 +78,11 @@ def _current_version(engine, game_id: str) -> int | None:
     tags=["games"],
     summary="Follow a game live (Server-Sent Events)",
     description="A `version` event carrying the game's version now, then one for every change. Read the game "
-    "again when the version is newer than the one you have.",
+    "again when the version is newer than the one you have. When the scorekeeper starts a round (and on "
+    "connect while a round is running), a `start` event comes before the version: "
+    '`{"blitz_at": <ms>, "server_now": <ms>}`, milliseconds since 1970 in the server\'s clock, `server_now` '
+    'taken as the event was sent: your "Blitz!" is at `blitz_at - (server_now - your clock on receipt)` '
+    "in your own clock.",
     response_class=Response,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "An event stream"},
@@ -117,12 +140,21 @@ async def game_events(request: Request, game_id: GameId) -> Response:
             try:
                 # Read again after subscribing: a save between the first read and the subscription
                 # is then either in this number or announced to the subscription; never lost.
-                last = await run_in_threadpool(_current_version, engine, game_id)
-                if last is None:  # deleted meanwhile: the client's next connect is told 410
+                now = await run_in_threadpool(_current_state, engine, game_id)
+                if now is None:  # deleted meanwhile: the client's next connect is told 410
                     return
+                last, running = now
+                # A round running as the stream opens (a page loaded or reconnected mid-round): its start
+                # again, with the server's clock now, so the page measures its offset afresh.
+                if running is not None:
+                    yield start_event(epoch_ms(running))
                 yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
+                started = subscription.start  # a start before this stream opened is in the game it read
                 while not subscription.closed:
                     newest = await subscription.wait()
+                    if newest is not None and subscription.start != started:
+                        started = subscription.start
+                        yield start_event(started)
                     if newest is not None and newest > last:
                         last = newest
                         yield ServerSentEvent(data=str(last), event="version")

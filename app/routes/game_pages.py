@@ -1,5 +1,5 @@
 """The game pages: the view page (and TV view), the scorekeeper's page, the edit link, and the
-scorekeeper's form posts (rounds, corrections, deletions, house rules, rematch, a new edit key).
+scorekeeper's form posts (round start, rounds, corrections, deletions, house rules, rematch, a new edit key).
 
 Routes raise: an unknown game, a refused key or a forged form goes up as a GameError, which the one
 handler (app.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
@@ -230,6 +230,19 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
 def _loaded(error: Exception) -> GameView | None:
     """The game as the refused write loaded it (app.writes), so showing the refusal loads nothing."""
     return getattr(error, "view", None)
+
+
+@router.post("/g/{game_id}/start", name="start_round_page")
+async def start_round_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """ "Start round": the countdown on every open page of the game (app.games.Games.start_round). No
+    If-Match: starting is right whatever the page showed; a finished game says so beside the button."""
+    form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    try:
+        outcome = games.start_round(game_id, credential)
+    except GameIsOver as error:
+        return _keeper_answer(request, games, game_id, message=error.detail, status=409)
+    return _keeper_answer(request, games, game_id, view=outcome.view)
 
 
 @router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")

@@ -42,10 +42,17 @@ def view_page(
     conditional = request.headers.get("If-None-Match")
     # The version alone, and only when it can spare the rest (a plain load reads the game once).
     if (since is not None and htmx) or conditional:
-        version = games.version(game_id)
+        now = games.version_and_start(game_id)
+        version, running = now if now is not None else (None, None)
         if version is not None and since is not None and htmx and version == since:
             return Response(status_code=204, headers={"Vary": "HX-Request"})
-        if version is not None and none_match(conditional, _view_etag(request, game_id, version, layout, htmx)):
+        # Never a 304 while a round runs: the page carries the server's clock as it was rendered
+        # (data-server-now, for the round timer), which a kept copy would give wrong.
+        if (
+            version is not None
+            and running is None
+            and none_match(conditional, _view_etag(request, game_id, version, layout, htmx))
+        ):
             return Response(status_code=304, headers=_view_headers(request, game_id, version, layout, htmx))
     view = games.get(game_id)  # no such game: 404 (410 when deleted)
     context = game_context(request, view, keeper=False, tv=tv, changes=None if tv else change_lines(games, view))

@@ -12,12 +12,14 @@ from fastapi import Request
 from app import scoring
 from app.chart import PHONE, TV, build_chart
 from app.handover import HANDOVER_MINUTES, handover_token
+from app.models import utcnow
 from app.names import join_names
 from app.outlook import what_it_takes
 from app.security import (
     cookie_key,
     csrf_token,
 )
+from app.timing import COUNTDOWN_S, epoch_ms
 from app.urls import absolute_url, urls_for
 from app.views import GameView
 from app.web.changes import SHOWN, ChangeLine
@@ -139,9 +141,23 @@ def game_context(
         "edit_qr": _qr(edit_url) if edit_url and not fragment_only else None,
         "handover_qr": _qr(handover_url) if handover_url and not fragment_only else None,
         "tv": tv,
+        # The round timer (_timer.html): the running round's "Blitz!" and the server's clock now, both in
+        # ms since 1970, from which the page's script works out its own clock's offset; and each round's
+        # time by number for the history (`timings[r.number].duration_s`, `.duration_text`).
+        "timer": _timer(view),
+        "timings": view.timings(),
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
         # What a live page asks for after each version event: the view page's fragment, or the keeper's.
         "fragment_url": request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
+    }
+
+
+def _timer(view: GameView) -> dict[str, Any]:
+    started = view.game.round_started_at
+    return {
+        "blitz_at": epoch_ms(started) if started is not None else None,
+        "server_now": epoch_ms(utcnow()) if started is not None else None,
+        "countdown_s": COUNTDOWN_S,
     }
 
 

@@ -1,0 +1,117 @@
+"""The start signal on every phone: the scorekeeper taps "Start round" and the countdown reaches a view
+page and the TV view, each with a clock of its own (Playwright's fake clocks, set hours apart), which
+all say "Blitz!" on the server's moment and then run the round's time; the next saved round has a
+duration in the API. Nothing here measures wall-clock time: the pages' clocks are advanced by the test,
+and what is checked is the schedule each page computed."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import Phones, Server, api_game, fill_round
+
+pytestmark = pytest.mark.browser
+
+# Each page's record of what its countdown said, and of its vibrations (navigator.vibrate stubbed).
+RECORD = """
+window.__said = [];
+window.__buzz = [];
+Object.defineProperty(navigator, "vibrate", { value: function (p) { window.__buzz.push(p); return true; } });
+new MutationObserver(function () {
+  var c = document.getElementById("countdown");
+  var text = c ? c.textContent : "";
+  if (text && window.__said[window.__said.length - 1] !== text) window.__said.push(text);
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def open_with_clock(page: Page, path: str, skew: timedelta) -> None:
+    """The page's clock runs `skew` away from the real one (a phone set wrong)."""
+    page.clock.install(time=datetime.now(UTC) + skew)
+    page.add_init_script(RECORD)
+    page.goto(path)
+
+
+def time_to_blitz(page: Page) -> float:
+    """How long until this page says "Blitz!", by its own clock: the schedule it computed."""
+    return page.evaluate("Number(document.getElementById('round-timer').dataset.blitzLocal) - Date.now()")
+
+
+def test_the_countdown_reaches_every_page_on_the_servers_moment(phones: Phones, server: Server):
+    game = api_game(server, ["Ana", "Ben"])
+    keeper = phones.page()
+    viewer = phones.page()
+    tv = phones.page(viewport={"width": 1280, "height": 800}, is_mobile=False, has_touch=False)
+    open_with_clock(keeper, game.edit_url, timedelta(minutes=30))
+    open_with_clock(viewer, game.view_path, timedelta(hours=1))
+    open_with_clock(tv, game.view_path + "?tv=1", -timedelta(minutes=7))
+    for page in (viewer, tv):
+        expect(page.locator("#live[sse-connect] #round-timer")).to_be_hidden()  # no round yet
+    expect(viewer.locator("#round-timer form")).to_have_count(0)
+
+    keeper.get_by_role("button", name="Start round").click()
+
+    pages = {"keeper": keeper, "viewer": viewer, "tv": tv}
+    for name, page in pages.items():
+        timer = page.locator("#round-timer")
+        expect(timer).to_be_visible()
+        expect(timer).to_have_attribute("data-blitz-local", re.compile(r"^\d+$"))
+        # Each page's "Blitz!" is the server's moment in its own clock: at most the 3 s countdown ahead,
+        # although the pages' clocks are an hour apart (without the offset it would be ±minutes off).
+        left = time_to_blitz(page)
+        assert -60_000 < left <= 3_000, (name, left)
+    expect(keeper.get_by_role("button", name="Restart round")).to_be_visible()
+
+    for page in pages.values():
+        page.clock.run_for(4_000)  # through "3, 2, 1, Blitz!" in the page's own clock
+    for name, page in pages.items():
+        expect(page.locator("#round-timer")).to_have_attribute("data-blitz-fired", re.compile(r"^\d+$"))
+        said = page.evaluate("window.__said")
+        assert said[-1] == "Blitz!" and said == ["3", "2", "1", "Blitz!"][-len(said) :], (name, said)
+        assert 400 in page.evaluate("window.__buzz"), name  # the long buzz of "Blitz!"
+        page.clock.run_for(62_000)
+        expect(page.locator("#round-clock")).to_have_text(re.compile(r"^1:0[2-9]$"))
+        expect(page.locator("#countdown")).to_have_text("")  # "Blitz!" is said once, not the seconds
+    # The TV shows them large.
+    assert float(tv.locator("#round-clock").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 64
+
+    # The round is played (the server's "Blitz!" passed in real time), then saved: it has a duration.
+    blitz_at = datetime.fromisoformat(game.read()["round_started_at"])
+    time.sleep(max(0.0, (blitz_at - datetime.now(UTC)).total_seconds() + 0.2))
+    fill_round(keeper, ["Ana", "Ben"], [(10, 0), (5, 2)])
+    keeper.locator("#round-entry button[type=submit]").click()
+    expect(keeper.locator(".round-count")).to_have_text("· after round 1")
+    (saved,) = game.read()["rounds"]
+    assert saved["started_at"] == game.read()["rounds"][0]["started_at"] is not None
+    assert datetime.fromisoformat(saved["started_at"]) == blitz_at
+    assert isinstance(saved["duration_s"], int) and saved["duration_s"] >= 0
+    # The round is over on every page: the timer goes (the viewers hear of the save live).
+    expect(viewer.locator("#round-timer")).to_be_hidden()
+    expect(tv.locator("#round-timer")).to_be_hidden()
+    expect(keeper.get_by_role("button", name="Start round")).to_be_visible()
+    assert phones.csp_violations == []
+
+
+def test_a_page_opened_mid_round_shows_the_running_time_without_a_countdown(phones: Phones, server: Server):
+    game = api_game(server, ["Ana", "Ben"])
+    started = httpx.post(
+        f"{server.url}/api/v1/games/{game.id}/start", headers={"Authorization": f"Bearer {game.body['edit_key']}"}
+    ).json()
+    # Opened once the server's "Blitz!" has passed (waited for, not measured).
+    blitz_at = datetime.fromisoformat(started["blitz_at"])
+    time.sleep(max(0.0, (blitz_at - datetime.now(UTC)).total_seconds() + 0.2))
+    viewer = phones.page()
+    open_with_clock(viewer, game.view_path, timedelta(minutes=20))  # a phone 20 minutes off
+    expect(viewer.locator("#round-timer")).to_have_attribute("data-blitz-local", re.compile(r"^\d+$"))
+    assert time_to_blitz(viewer) < 0  # already past, in its own clock too
+    viewer.clock.run_for(125_000)
+    expect(viewer.locator("#round-clock")).to_have_text(re.compile(r"^2:\d\d$"))
+    # Nothing counted down, nothing buzzed: the round was already running.
+    assert viewer.evaluate("window.__said") == [] and viewer.evaluate("window.__buzz") == []
+    expect(viewer.locator("#round-timer")).not_to_have_attribute("data-blitz-fired", re.compile(".*"))
