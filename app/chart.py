@@ -141,7 +141,14 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE) -> 
 
 
 def _place_target_label(
-    text: str, line_y: float, lines: list[Line], font: int, left: float, right: float, top: float, bottom: float,
+    text: str,
+    line_y: float,
+    lines: list[Line],
+    font: int,
+    left: float,
+    right: float,
+    top: float,
+    bottom: float,
     dx: float,
 ) -> Label:
     """The first place along the dashed line where the label's box meets no line and no marker."""

@@ -1,5 +1,6 @@
-"""The use cases: create a game, change its name or rules, start / add / correct / delete a round, rotate its
-key, hand it over.
+"""The use cases: create a game, change its name or rules, start / add / correct / delete a round; with
+those of app.keeping (a new key, a handover, the game's deletion) and app.changes (the correction log)
+mixed in.
 
 Each asks app.scoring whether the change is allowed and makes it inside the write transaction that
 every change shares (app.writes); they return domain results (Outcome), never HTTP.
@@ -21,19 +22,16 @@ from app.errors import (
     GameError,
     GameIsOver,
     GameNotFound,
-    HandoverRefused,
     InvalidInput,
     TooManyRounds,
 )
-from app.handover import handover_problem
-from app.idempotency import CREATE, NEW_GAME_SCOPE, ROTATE, Idempotency, snapshot
-from app.live_pg import notify_in_transaction
-from app.models import DeletedGame, Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore, utcnow
+from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
+from app.keeping import Keeping
+from app.models import Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
-from app.removal import creation_records, remove_games
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.views import GameView, Played, as_utc, load_view, missing_game, rules_of, version_and_start
-from app.writes import Outcome, UrlsFor, WriteTransactions, check_key, check_version
+from app.writes import Outcome, UrlsFor, WriteTransactions
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
 RoundParser = Callable[[GameView], RoundIn]
@@ -65,7 +63,7 @@ def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules
 # --- the use cases --------------------------------------------------------------------------------
 
 
-class Games(ChangeLog, WriteTransactions):
+class Games(Keeping, ChangeLog, WriteTransactions):
     """The use cases, each one write transaction (app.writes) or one read; what changes a past round
     or the rules is logged, and reverted, by app.changes."""
 
@@ -317,104 +315,6 @@ class Games(ChangeLog, WriteTransactions):
             view.game.round_started_at = timing.blitz_moment(utcnow())
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, starts_round=True)
-
-    def rotate_key(
-        self,
-        game_id: str,
-        credential: Credential,
-        urls_for: UrlsFor,
-        *,
-        if_match: str | None = None,
-        idempotency: Idempotency | None = None,
-    ) -> Outcome:
-        """Give the game a new edit key; the old key and every edit link and cookie made from it stop working.
-
-        The answer carries the new key (and edit link). A retry with the same Idempotency-Key and the
-        same old key gets that answer again, so a lost response does not lock the scorekeeper out; but
-        only for Settings.rotation_replay_minutes and only while nothing else changed the game, so an
-        old key that leaked can't fetch the new one later (app.idempotency).
-        """
-        new_key = new_edit_key()
-
-        def change(view: GameView) -> None:
-            view.game.edit_key_hash = hash_key(new_key)
-
-        return self._write(
-            game_id,
-            credential,
-            change,
-            if_match=if_match,
-            idempotency=idempotency,
-            operation=ROTATE,
-            new_key=new_key,
-            urls_for=urls_for,
-        )
-
-    def take_over(
-        self,
-        game_id: str,
-        token: str,
-        urls_for: UrlsFor,
-        *,
-        idempotency: Idempotency | None = None,
-        now: float | None = None,
-    ) -> Outcome:
-        """Hand over: a handover link (app.handover) gives a new edit key to the phone that opens it, and
-        the old key stops working, in one transaction. A rotation in all but the credential: the token
-        stands in for the old key, so a retry whose answer was lost gets the same new key back (bound
-        to the token, while nothing else changed the game) rather than locking every phone out."""
-        new_key = new_edit_key()
-        sealer = self.replays.sealer
-
-        def authorize(game: Game) -> None:
-            if problem := handover_problem(sealer, game.id, game.edit_key_hash, token, now=now):
-                raise HandoverRefused(problem)
-
-        def change(view: GameView) -> None:
-            view.game.edit_key_hash = hash_key(new_key)
-
-        return self._write(
-            game_id,
-            Credential(None),
-            change,
-            if_match=None,
-            idempotency=idempotency,
-            operation=ROTATE,
-            new_key=new_key,
-            urls_for=urls_for,
-            authorize=authorize,
-            binding="handover:" + token,
-        )
-
-    def delete_game(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> None:
-        """Delete the game and everything of it; its id stays behind so its links answer 410 Gone.
-        Every viewer hears of it (a last version event), and their pages find it gone."""
-        session = self.session
-        # Its creation's replay record is found by reading the new-game records' snapshots: done before
-        # the write lock, as a game's creation can't happen again (or after it) meanwhile.
-        creations = {game_id: creation_records(session).get(game_id, [])}
-        session.rollback()
-
-        def run() -> Outcome:
-            with serial_writes(session):
-                begin_write(session)
-                try:
-                    game = self._locked(game_id)
-                    check_key(game, credential)
-                    check_version(game, if_match)
-                    last = game.version + 1
-                    remove_games(session, [game_id], creations)
-                    session.merge(DeletedGame(id=game_id))  # an id deleted before (ids are never reused)
-                    notify_in_transaction(session, game_id, last)
-                    self._committing = True
-                    session.commit()
-                except BaseException:
-                    session.rollback()
-                    raise
-            self.broker.publish(game_id, last)
-            return Outcome(204, {"version": last}, None)
-
-        self._attempts(run)
 
     @staticmethod
     def _round(view: GameView, number: int) -> int:

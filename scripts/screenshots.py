@@ -58,7 +58,9 @@ def main() -> None:
                 keeper.get_by_role("button", name="Blitz! — Ana").click()
                 keeper.locator("#main").click(position={"x": 1, "y": 1})  # no focus ring in the picture
                 keeper.screenshot(path=DOCS / "screenshot-keeper.png", full_page=True, caret="initial")
-                keeper.screenshot(path=DOCS / "screenshot-entry.png", caret="initial")  # one screen, as the phone shows it
+                keeper.screenshot(
+                    path=DOCS / "screenshot-entry.png", caret="initial"
+                )  # one screen, as the phone shows it
                 keeper.locator("#history").screenshot(path=DOCS / "screenshot-history.png", caret="initial")
 
                 viewer = browser.new_context(**options).new_page()

@@ -4,6 +4,7 @@ the TV and on a phone."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -73,14 +74,14 @@ def chart_collisions(page: Page) -> list[str]:
             if overlap(a, m):
                 found.append(f"{a['text']!r} overlaps a marker")
         for points in parts["lines"]:
-            if any(crosses((p, q), a) for p, q in zip(points, points[1:], strict=False)):
+            if any(crosses((p, q), a) for p, q in pairwise(points)):
                 found.append(f"{a['text']!r} is crossed by a line")
     return found
 
 
 def close_race(server: Server, players: int = 4) -> Any:
     """Lines that end right by the target, where its label used to be, and start on 0 by the axis."""
-    game = api_game(server, (NAMES + ["Eve", "Finn", "Gus", "Hal"])[:players])
+    game = api_game(server, [*NAMES, "Eve", "Finn", "Gus", "Hal"][:players])
     for counts in ([(30, 0)] + [(20, 1)] * (players - 1), [(30, 0)] + [(25, 3)] * (players - 1)):
         game.add_round(counts)
     game.add_round([(14, 0)] + [(23, 5)] * (players - 1))  # Ana 74, the others near her
@@ -97,7 +98,9 @@ def test_tv_text_is_at_least_24_px_and_the_screen_is_used(phones: Phones, server
     small = [s for s in sizes if s["size"] < 24]
     assert small == [], small
     # The whole screen: the content reaches the bottom fifth, and nothing needs scrolling.
-    bottom = page.evaluate("Math.max(...Array.from(document.querySelectorAll('#game > *')).map(e => e.getBoundingClientRect().bottom))")
+    bottom = page.evaluate(
+        "Math.max(...Array.from(document.querySelectorAll('#game > *')).map(e => e.getBoundingClientRect().bottom))"
+    )
     assert bottom >= 0.8 * 800, bottom
     assert page.evaluate("document.documentElement.scrollHeight") <= 800
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280
