@@ -402,3 +402,16 @@ def test_the_round_times_the_templates_get(clock: Clock, client: TestClient, mak
     assert (timings[2].duration_s, timings[2].duration_text) == (None, "")
     assert timings[1].started_at == T0 + timedelta(seconds=COUNTDOWN_S)
     assert callable(game_context)  # the page context carries view.timings() as "timings"
+
+
+def test_the_history_shows_how_long_each_timed_round_took(clock: Clock, client: TestClient, make_game):
+    game = make_game()
+    start(game)
+    clock.advance(COUNTDOWN_S + 95)
+    game.add_round(SMALL_ROUND)  # timed: 1:35
+    game.add_round(SMALL_ROUND)  # never started: no time
+    page = html(client.get(f"/g/{game.id}"))
+    assert page.select_one("#history li[data-round='1'] .round-head .duration").get_text(" ", strip=True) == (
+        "⏱ took 1:35"
+    )
+    assert page.select_one("#history li[data-round='2'] .duration") is None
