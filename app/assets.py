@@ -2,6 +2,10 @@
 
 A URL that names the content's hash can be cached for a year (`immutable`), so a phone's repeat
 visit downloads nothing but the page; a plain URL (no v=) is revalidated every time.
+
+Our own stylesheet and scripts (static/*.css, static/*.js; the vendored files come minified) are
+kept readable, commented, in the repository and served minified (rcssmin, rjsmin), made once per
+process: a phone downloads about 4 KiB less (gzip) on its first visit.
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+import rcssmin
+import rjsmin
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -19,9 +25,24 @@ from app.config import ROOT
 STATIC = ROOT / "static"
 
 
+MINIFIERS = {".css": rcssmin.cssmin, ".js": rjsmin.jsmin}
+MEDIA_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+
+
+@lru_cache(maxsize=16)
+def minified(path: str) -> bytes | None:
+    """The served bytes of one of our own top-level .css / .js files, minified; None for any other file."""
+    file = STATIC / path
+    minify = MINIFIERS.get(file.suffix)
+    if minify is None or "/" in path or not file.is_file():
+        return None
+    return minify(file.read_text(encoding="utf-8")).encode()
+
+
 @lru_cache(maxsize=64)
 def _version(path: str) -> str:
-    return hashlib.sha256((STATIC / path).read_bytes()).hexdigest()[:12]
+    served = minified(path)
+    return hashlib.sha256(served if served is not None else (STATIC / path).read_bytes()).hexdigest()[:12]
 
 
 CODE = Path(__file__).resolve().parent  # the app package: its Python renders the pages too
@@ -50,7 +71,19 @@ def asset_url(path: str) -> str:
 
 class CachedStaticFiles(StaticFiles):
     async def get_response(self, path: str, scope: Scope) -> Response:
-        response = await super().get_response(path, scope)
+        served = minified(path) if scope["method"] in ("GET", "HEAD") else None
+        if served is not None:
+            etag = f'"{_version(path)}"'
+            asked = dict(scope["headers"]).get(b"if-none-match", b"").decode("latin-1")
+            same = etag in [tag.strip().removeprefix("W/") for tag in asked.split(",")]
+            response = Response(
+                b"" if same else served,
+                status_code=304 if same else 200,
+                media_type=None if same else MEDIA_TYPES[Path(path).suffix],
+                headers={"ETag": etag},
+            )
+        else:
+            response = await super().get_response(path, scope)
         if response.status_code in (200, 304):
             versioned = b"v=" in scope.get("query_string", b"")
             response.headers["Cache-Control"] = (

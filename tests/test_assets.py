@@ -76,3 +76,27 @@ def test_answers_that_can_carry_an_edit_right_are_never_compressed(client: TestC
     assert "content-encoding" not in keeper.headers
     created = client.post("/api/v1/games", json={"players": [{"name": "A"}, {"name": "B"}]}, headers=GZIP)
     assert created.status_code == 201 and "content-encoding" not in created.headers
+
+
+def test_our_own_css_and_js_are_served_minified_and_revalidate(client: TestClient):
+    from app.config import ROOT
+
+    page = BeautifulSoup(client.get("/").text, "html.parser")
+    for url, source in (
+        (page.select_one("link[rel=stylesheet]")["href"], "app.css"),
+        (page.select_one("script[src*='app.js']")["src"], "app.js"),
+    ):
+        served = client.get(url)
+        assert served.status_code == 200
+        text = (ROOT / "static" / source).read_text()
+        assert len(served.content) < 0.8 * len(text.encode()), source  # the comments and spaces gone
+        assert "/*" not in served.text and "// " not in served.text.split("\n")[0], source
+        assert served.headers["content-type"].startswith("text/css" if source.endswith("css") else "text/javascript")
+        assert served.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert url.endswith("?v=" + served.headers["etag"].strip('"'))  # the URL names what is served
+        again = client.get(url, headers={"If-None-Match": served.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+        assert client.head(url).status_code == 200
+    assert client.get("/static/vendor/htmx-2.0.11.min.js").content == (
+        ROOT / "static" / "vendor" / "htmx-2.0.11.min.js"
+    ).read_bytes()  # vendored files are served as they are
