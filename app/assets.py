@@ -29,14 +29,19 @@ MINIFIERS = {".css": rcssmin.cssmin, ".js": rjsmin.jsmin}
 MEDIA_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 
 
-@lru_cache(maxsize=16)
+# Our own files, known at start-up: a request for any other path never reaches the cache below.
+OWN = frozenset(file.name for file in STATIC.iterdir() if file.is_file() and file.suffix in MINIFIERS)
+
+
 def minified(path: str) -> bytes | None:
     """The served bytes of one of our own top-level .css / .js files, minified; None for any other file."""
+    return _minify(path) if path in OWN else None
+
+
+@lru_cache(maxsize=len(OWN) or 1)
+def _minify(path: str) -> bytes:
     file = STATIC / path
-    minify = MINIFIERS.get(file.suffix)
-    if minify is None or "/" in path or not file.is_file():
-        return None
-    return minify(file.read_text(encoding="utf-8")).encode()
+    return MINIFIERS[file.suffix](file.read_text(encoding="utf-8")).encode()
 
 
 @lru_cache(maxsize=64)

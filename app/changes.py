@@ -228,6 +228,10 @@ class ChangeLog:
             def old_cards(view: GameView) -> RoundIn:
                 if reason := why_not(change, view):
                     raise CantRevert(reason)
+                # Under the lock: the number read before it must still name the change's round (another
+                # phone may have deleted or put back an earlier round meanwhile).
+                if number > len(view.round_ids) or view.round_ids[number - 1] != change.round_id:
+                    raise CantRevert("The rounds were renumbered meanwhile: look again and revert from there.")
                 return _round_in((change.old or {}).get("scores", []))
 
             return writes.replace_round(game_id, number, credential, old_cards, **options)

@@ -218,14 +218,14 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                     "(the totals can be carried over as starting scores)."
                 )
             scores = self._check_round(view, data)
-            # The round takes the game's pending start (its "Blitz!"), which it uses up.
-            time = timing.saved_round_time(
-                view.game.round_started_at and as_utc(view.game.round_started_at),
-                utcnow(),
-                scores.started_at,
-                scores.duration_s,
-            )
-            view.game.round_started_at = None
+            # The round takes the game's pending start (its "Blitz!"), which it uses up; not one still
+            # counting down, which belongs to the next round (the countdown goes on on every page).
+            pending = view.game.round_started_at and as_utc(view.game.round_started_at)
+            now = utcnow()
+            counting = pending is not None and pending > now
+            time = timing.saved_round_time(None if counting else pending, now, scores.started_at, scores.duration_s)
+            if not counting:
+                view.game.round_started_at = None
             round_ = Round(game_id=view.game.id, started_at=time.started_at, duration_s=time.duration_s)
             self.session.add(round_)
             self.session.flush()

@@ -185,6 +185,8 @@ class WriteTransactions:
                     if played is None:
                         played = before.played()
                     view = scored_view(game, before.players, played, before.times)
+                    if view.state.over and game.round_started_at is not None:
+                        game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
                     body = view.public()
                     if new_key is not None and urls_for is not None:
                         body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}

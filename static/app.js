@@ -304,11 +304,12 @@
   // - no refresh while one of this page's own requests is under way: its answer brings the game, and
   //   the refresh asked after it sends that version, so a save from here is one swap, not two;
   // - an answer older than what the page shows (a refresh overtaken by a save) is not swapped in;
-  // - a form being typed in (a value changed, or focus in it) stays as it is, with what was typed and
-  //   the caret (htmx's hx-preserve moves the element itself into the new game). A form with values
-  //   typed keeps the version it was opened at, so its save is refused with "The game changed on
-  //   another device" and the values kept: the keeper checks the round the other phone saved first.
-  //   A form merely focused takes the new version: nothing in it can clash.
+  // - a form being typed in (a value changed) stays as it is, with what was typed and the caret
+  //   (htmx's hx-preserve moves the element itself into the new game). It keeps the version it was
+  //   opened at, so its save is refused with "The game changed on another device" and the values
+  //   kept: the keeper checks what the other phone changed first. A form merely focused is swapped
+  //   for the new one (its values may be stale: a correction of a round since renumbered, rules since
+  //   changed), and the focus goes back to the same field of it.
   // A key that stopped working (the game was handed over) comes back as a redirect to the view page.
   var ownRequests = 0, refreshWaiting = false;
   function isKeeperPage() {
@@ -326,22 +327,42 @@
     });
   }
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (!isKeeperPage()) return;
-    if (isLiveRefresh(event)) {
-      if (ownRequests > 0) {
-        event.preventDefault();
-        refreshWaiting = true;
-      }
-      return;
+    if (!isKeeperPage() || !isLiveRefresh(event)) return;
+    if (ownRequests > 0) {
+      event.preventDefault();
+      refreshWaiting = true;
     }
-    ownRequests += 1;
   });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    if (!isKeeperPage() || isLiveRefresh(event)) return;
-    ownRequests = Math.max(0, ownRequests - 1);
-    if (ownRequests === 0 && refreshWaiting) {
-      refreshWaiting = false;
-      setTimeout(refresh, 0);  // after this answer's swap, so it sends the version the page now shows
+  // Counted from the request's own end (loadend), not htmx:afterRequest: that event is fired on the
+  // element that asked, and never reaches the document when an earlier answer swapped it out.
+  document.addEventListener("htmx:beforeSend", function (event) {
+    if (!isKeeperPage() || isLiveRefresh(event) || !event.detail.xhr) return;
+    ownRequests += 1;
+    event.detail.xhr.addEventListener("loadend", function () {
+      setTimeout(function () {  // after this answer's swap, so a refresh sends the version now shown
+        ownRequests = Math.max(0, ownRequests - 1);
+        if (ownRequests === 0 && refreshWaiting) {
+          refreshWaiting = false;
+          refresh();
+        }
+      }, 0);
+    });
+  });
+  // Focus that a refresh took away (a focused form is swapped for the new one; on WebKit even a kept
+  // one loses it) goes back to the same field.
+  var focusedId = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var config = event.detail.requestConfig, active = document.activeElement;
+    if (!config || !config.elt || config.elt.id !== "live-refresh") return;  // only a refresh's swap
+    focusedId = active && active.id && document.getElementById("game") && document.getElementById("game").contains(active)
+      ? active.id : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!focusedId || !isKeeperPage()) return;
+    var again = document.getElementById(focusedId);
+    focusedId = null;
+    if (again && document.activeElement !== again && (document.activeElement === document.body || !document.activeElement)) {
+      again.focus({ preventScroll: true });
     }
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
@@ -359,16 +380,11 @@
     }
     var kept = false;
     game.querySelectorAll("form[action]").forEach(function (form, at) {
-      var typed = changedByHand(form);
-      if (!typed && !form.contains(document.activeElement)) return;
+      if (!changedByHand(form)) return;
       var twin = Array.prototype.find.call(fresh.querySelectorAll("form[action]"), function (candidate) {
         return candidate.getAttribute("action") === form.getAttribute("action");
       });
       if (!twin) return;  // that form is gone (the game is over, the round was deleted)
-      if (!typed) {
-        var version = twin.querySelector("input[name=version]"), mine = form.querySelector("input[name=version]");
-        if (version && mine) mine.value = version.value;
-      }
       form.id = form.id || "kept-form-" + at;
       twin.id = form.id;
       twin.setAttribute("hx-preserve", "true");

@@ -97,6 +97,7 @@ def test_our_own_css_and_js_are_served_minified_and_revalidate(client: TestClien
         again = client.get(url, headers={"If-None-Match": served.headers["etag"]})
         assert again.status_code == 304 and again.content == b""
         assert client.head(url).status_code == 200
-    assert client.get("/static/vendor/htmx-2.0.11.min.js").content == (
-        ROOT / "static" / "vendor" / "htmx-2.0.11.min.js"
-    ).read_bytes()  # vendored files are served as they are
+    assert (
+        client.get("/static/vendor/htmx-2.0.11.min.js").content
+        == (ROOT / "static" / "vendor" / "htmx-2.0.11.min.js").read_bytes()
+    )  # vendored files are served as they are

@@ -166,13 +166,32 @@ def test_a_correction_keeps_the_time_unless_it_sends_one(clock: Clock, make_game
     assert game.get()["rounds"][0]["duration_s"] == 70
 
 
-def test_a_save_during_the_countdown_records_no_duration(clock: Clock, make_game):
+def test_a_save_during_the_countdown_records_no_duration_and_the_countdown_goes_on(clock: Clock, make_game):
+    # The round saved during the countdown is the one before it (typed late): the start belongs to the next.
     game = make_game()
-    start(game)
+    blitz = start(game).json()["blitz_at"]
     clock.advance(1)
     body = game.add_round(SMALL_ROUND).json()
-    assert body["rounds"][0]["duration_s"] is None
-    assert body["round_started_at"] is None
+    assert body["rounds"][0]["duration_s"] is None and body["rounds"][0]["started_at"] is None
+    assert body["round_started_at"] == blitz  # still counting down on every page
+    clock.advance(COUNTDOWN_S - 1 + 60)
+    timed = game.add_round(SMALL_ROUND).json()
+    assert timed["rounds"][1]["duration_s"] == 60 and timed["rounds"][1]["started_at"] == blitz
+    assert timed["round_started_at"] is None
+
+
+def test_a_game_decided_while_a_round_runs_stops_its_timer(clock: Clock, client: TestClient, make_game):
+    game = make_game([{"name": "Ana"}, {"name": "Ben"}])
+    game.add_round([(10, 0), (5, 2)])
+    start(game)
+    clock.advance(COUNTDOWN_S + 30)
+    decided = client.patch(f"{API}/games/{game.id}", json={"rules": {"target": 10}}, headers=game.auth)
+    assert decided.status_code == 200, decided.text
+    assert decided.json()["status"] == "finished" and decided.json()["round_started_at"] is None
+    page = html(client.get(f"/g/{game.id}"))
+    assert page.select_one("#round-timer[data-blitz-at]") is None
+    etag = client.get(f"/g/{game.id}").headers["etag"]
+    assert client.get(f"/g/{game.id}", headers={"If-None-Match": etag}).status_code == 304
 
 
 def test_starting_again_restarts_the_countdown(clock: Clock, make_game):

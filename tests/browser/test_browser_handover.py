@@ -4,6 +4,7 @@ what they are typing."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -128,3 +129,33 @@ def test_share_editing_two_keepers_see_each_others_saves_and_keep_what_they_type
     expect(first.locator("#round-error")).to_have_count(0)
     expect(second.locator(".round-count")).to_have_text("· after round 3")
     assert len(game.read()["rounds"]) == 3
+
+
+def test_a_focused_form_with_nothing_typed_takes_what_another_keeper_saved(phones: Phones, server: Server):
+    # A correction opened (its first field focused) but not typed in: another keeper corrects the same
+    # round meanwhile. The page shows the new cards, not the stale ones, with the focus where it was,
+    # and its save can't put the old cards back.
+    game = api_game(server, NAMES)
+    game.add_round([(10, 0), (5, 2)])
+    page = phones.page()
+    page.goto(game.edit_url)
+    page.get_by_role("link", name="Edit round 1").click()
+    expect(dutch(page, "Ana")).to_be_focused()
+    expect(dutch(page, "Ana")).to_have_value("10")
+    body = {
+        "scores": [
+            {"player_id": pid, "dutch": d, "blitz": b}
+            for pid, (d, b) in zip(game.player_ids, [(12, 0), (5, 2)], strict=True)
+        ]
+    }
+    answer = httpx.put(
+        f"{server.url}/api/v1/games/{game.id}/rounds/1",
+        json=body,
+        headers={"Authorization": f"Bearer {game.body['edit_key']}"},
+    )
+    assert answer.status_code == 200, answer.text
+    expect(dutch(page, "Ana")).to_have_value("12")
+    expect(dutch(page, "Ana")).to_be_focused()
+    page.get_by_role("button", name="Save correction").click()
+    expect(page.get_by_role("status").filter(has_text="Round 1 corrected.")).to_be_visible()
+    assert game.read()["rounds"][0]["scores"][0]["dutch"] == 12
