@@ -36,6 +36,7 @@ from app.errors import CantRevert, GameNotFound, TooManyRounds
 from app.idempotency import Idempotency
 from app.models import Game, GameUpdate, Round, RoundChange, RoundIn, RulesUpdate, ScoreIn
 from app.security import Credential
+from app.timing import RoundTime
 from app.views import GameView, Played, as_utc
 
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
@@ -173,6 +174,13 @@ class ChangeLog:
             "scores": cards(view.state.rounds[number - 1].scores, [p.id for p in view.players]),
             "last": number == len(view.round_ids),  # where it can go back (why_not)
         }
+        took = view.times.get(view.round_ids[number - 1])
+        if took is not None and (took.started_at is not None or took.duration_s is not None):
+            # Its time, so that a revert puts the round back whole (the round timer's start and duration).
+            old["time"] = {
+                "started_at": took.started_at.isoformat() if took.started_at else None,
+                "duration_s": took.duration_s,
+            }
         self._log(view, DELETION, round_number=number, round_id=view.round_ids[number - 1], old=old)
 
     def _log_rules(self, view: GameView, before: dict[str, Any]) -> None:
@@ -268,9 +276,20 @@ class ChangeLog:
                 )
             # Its old id puts it between the rounds it was between; when another game's round has
             # that id now, nothing of this game comes after it, so a new id (the last) is its place.
-            round_ = Round(id=None if taken else old_id, game_id=view.game.id)
+            took = (change.old or {}).get("time") or {}
+            time = RoundTime(
+                datetime.fromisoformat(took["started_at"]) if took.get("started_at") else None, took.get("duration_s")
+            )
+            round_ = Round(
+                id=None if taken else old_id,
+                game_id=view.game.id,
+                started_at=time.started_at,
+                duration_s=time.duration_s,
+            )
             session.add(round_)
             session.flush()
+            if time.started_at is not None or time.duration_s is not None:
+                view.times[round_.id] = time
             position = sum(1 for rid in view.round_ids if rid < round_.id)
             played = view.played()
             played.insert(position, (round_.id, writes._add_scores(round_.id, data)))

@@ -302,3 +302,21 @@ def test_the_log_is_history_not_state(app: FastAPI, played: GameHandle):
         session.commit()
     assert changes(played) == []
     assert played.get() == game
+
+
+def test_a_restored_round_comes_back_with_its_time(make_game):
+    game = make_game(rules={"target": 1000})
+    timed = {**game.scores(SMALL_ROUND), "started_at": "2026-11-30T20:00:00Z", "duration_s": 92}
+    assert game.client.post(game_url(game.id, "/rounds"), json=timed, headers=game.auth).status_code == 201
+    assert game.add_round(SMALL_ROUND).status_code == 201  # untimed
+    assert delete_round(game, 1).status_code == 200
+    deletion = changes(game)[0]
+    answer = revert(game, deletion["id"])
+    assert answer.status_code == 200, answer.text
+    first = answer.json()["rounds"][0]
+    assert (first["duration_s"], first["started_at"]) == (92, "2026-11-30T20:00:00Z")
+    assert game.get()["rounds"][0]["duration_s"] == 92
+    assert game.get()["rounds"][1]["duration_s"] is None
+    assert delete_round(game, 2).status_code == 200  # an untimed round comes back untimed
+    assert revert(game, changes(game)[0]["id"]).status_code == 200
+    assert [r["duration_s"] for r in game.get()["rounds"]] == [92, None]
