@@ -34,7 +34,8 @@ from sqlmodel import Session, select
 
 from app.errors import CantRevert, GameNotFound, TooManyRounds
 from app.idempotency import Idempotency
-from app.models import Game, GameUpdate, Round, RoundChange, RoundIn, RulesUpdate, ScoreIn
+from app.models import Game, Round, RoundChange
+from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
 from app.security import Credential
 from app.timing import RoundTime
 from app.views import GameView, Played, as_utc

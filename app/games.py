@@ -27,8 +27,9 @@ from app.errors import (
 )
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.keeping import Keeping
-from app.models import Game, GameCreate, GameUpdate, Player, Round, RoundIn, RoundScore, utcnow
+from app.models import Game, Player, Round, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
+from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.views import GameView, Played, as_utc, load_view, missing_game, rules_of, version_and_start
 from app.writes import Outcome, UrlsFor, WriteTransactions

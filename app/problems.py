@@ -16,8 +16,8 @@ from starlette.routing import Match
 from app import scoring
 from app.errors import GameError, InvalidInput, KeyWrong
 from app.jsonbody import BodyProblem
-from app.models import ProblemDetails
 from app.ratelimit import retry_after_header, wrong_key_wait
+from app.schemas import ProblemDetails
 
 PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"

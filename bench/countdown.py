@@ -211,38 +211,14 @@ def p(values: list[float], q: float) -> str:
 
 
 def write(out: dict, info: dict[str, str], backend: str) -> None:
-    rows = [
-        [
-            '"Blitz!" as scheduled: first to last listener',
-            p(out["scheduled_spread"], 50),
-            p(out["scheduled_spread"], 99),
-            f"{max(out['scheduled_spread']):.1f}",
-        ],
-        [
-            '"Blitz!" as the timers ran: first to last listener',
-            p(out["fired_spread"], 50),
-            p(out["fired_spread"], 99),
-            f"{max(out['fired_spread']):.1f}",
-        ],
-        [
-            "baseline: a save's `version` event received, first to last listener",
-            p(out["version_spread"], 50),
-            p(out["version_spread"], 99),
-            f"{max(out['version_spread']):.1f}",
-        ],
-        [
-            "a listener's \"Blitz!\" from the median listener's (timers)",
-            p(out["from_median"], 50),
-            p(out["from_median"], 99),
-            f"{max(out['from_median']):.1f}",
-        ],
-        [
-            "a listener's \"Blitz!\" after the server's moment (timers)",
-            p(out["late"], 50),
-            p(out["late"], 99),
-            f"{max(out['late']):.1f}",
-        ],
+    measured = [
+        ('"Blitz!" as scheduled: first to last listener', "scheduled_spread"),
+        ('"Blitz!" as the timers ran: first to last listener', "fired_spread"),
+        ("baseline: a save's `version` event received, first to last listener", "version_spread"),
+        ("a listener's \"Blitz!\" from the median listener's (timers)", "from_median"),
+        ("a listener's \"Blitz!\" after the server's moment (timers)", "late"),
     ]
+    rows = [[label, p(out[key], 50), p(out[key], 99), f"{max(out[key]):.1f}"] for label, key in measured]
     header = ["what (ms)", "p50", "p99", "max"]
     print()
     print_table(header, rows)

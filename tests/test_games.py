@@ -14,7 +14,7 @@ from app.errors import GameIsOver, GameNotFound, InvalidInput, KeyMissing, KeyWr
 from app.games import Games
 from app.idempotency import Idempotency
 from app.live import Broker
-from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, ScoreIn
+from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, ScoreIn
 from app.sealing import Sealer
 from app.security import Credential
 from app.views import GameView

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.models import RoundIn
+from app.schemas import RoundIn
 from tests.servers import migrated, running_server
 
 OPERATIONS = {

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from app.changes import public
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
-from app.models import ChangePublic, GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn, RoundStarted, utcnow
+from app.models import utcnow
 from app.problems import problem_responses, too_many
 from app.ratelimit import client_address
 from app.routes.deps import (
@@ -27,6 +27,7 @@ from app.routes.deps import (
     RoundNumber,
     operation_id,
 )
+from app.schemas import ChangePublic, GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn, RoundStarted
 from app.timing import COUNTDOWN_S
 from app.urls import urls_for
 from app.writes import Outcome, none_match

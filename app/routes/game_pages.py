@@ -29,9 +29,9 @@ from app.errors import (
 )
 from app.games import Games
 from app.idempotency import Idempotency
-from app.models import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
+from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.security import (
     HANDED_OVER,
     STALE_KEY,

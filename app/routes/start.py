@@ -13,10 +13,10 @@ from app.errors import (
     InvalidInput,
 )
 from app.games import Games, new_game
-from app.models import GameCreate, PlayerCreate, RulesCreate
 from app.names import join_names
 from app.ratelimit import client_address, retry_after_header
 from app.routes.deps import GamesDep
+from app.schemas import GameCreate, PlayerCreate, RulesCreate
 from app.security import (
     EDIT_COOKIE_PREFIX,
     edit_cookie_name,

@@ -10,7 +10,7 @@ from fastapi import Request
 from app.errors import (
     InvalidInput,
 )
-from app.models import RoundIn, ScoreIn
+from app.schemas import RoundIn, ScoreIn
 from app.views import GameView
 from app.web.context import RoundForm
 
