@@ -15,6 +15,7 @@ COPY app ./app
 COPY templates ./templates
 COPY static ./static
 COPY alembic ./alembic
+COPY locales ./locales
 COPY alembic.ini ./
 RUN uv sync --frozen --no-editable
 

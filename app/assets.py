@@ -64,10 +64,10 @@ def tree_hash(folders: list[Path]) -> str:
 
 @lru_cache(maxsize=1)
 def build() -> str:
-    """A hash of the templates, the static files and the app's own Python, taken once per process:
+    """A hash of the templates, the static files, the catalogs and the app's own Python, taken once per process:
     part of a page's ETag, so that a page a browser keeps is not taken as current under a deployment
     that renders it otherwise."""
-    return tree_hash([ROOT / "templates", STATIC, CODE])
+    return tree_hash([ROOT / "templates", STATIC, CODE, ROOT / "locales"])
 
 
 def asset_url(path: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app import scoring
+from app.i18n import problem_text
 
 
 class GameError(Exception):
@@ -69,5 +70,5 @@ class InvalidInput(GameError):
     status, slug, title = 422, "invalid-input", "Invalid input"
 
     def __init__(self, problems: list[scoring.Problem]):
-        super().__init__(" ".join(p.message for p in problems))
+        super().__init__(" ".join(problem_text(p) for p in problems))
         self.problems = problems

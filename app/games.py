@@ -55,7 +55,7 @@ def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules
     )
     problems = scoring.validate_players(players) + scoring.validate_rules(rules)
     if reason := game_name_problem(name):
-        problems.insert(0, scoring.Problem(reason, field="game_name"))
+        problems.insert(0, scoring.name_refused(reason, field="game_name"))
     if problems:
         raise InvalidInput(problems)
     return name, players, rules
@@ -187,7 +187,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             if data.name is not None:
                 name = clean_name(data.name)
                 if reason := game_name_problem(name):
-                    problems.append(scoring.Problem(reason, field="name"))
+                    problems.append(scoring.name_refused(reason, field="name"))
                 game.name = name
             if data.rules is not None:
                 for field, value in data.rules.model_dump(exclude_none=True).items():

@@ -16,6 +16,7 @@ from app.config import Settings, get_settings, package_version
 from app.db import make_engine
 from app.errors_http import ServerErrors
 from app.headers import SecurityHeaders
+from app.i18n import Languages
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Outside ServerErrors and BodyLimit, so it counts their 500, 503 and 413 too; inside HeadAsGet,
         # which runs a HEAD on a copy of the request, where the router notes the route it matched.
         app.add_middleware(CountRequests, metrics=app.state.metrics, router=app.router)
+    app.add_middleware(Languages)  # every answer, errors included, in the request's language
     app.add_middleware(HeadAsGet)  # inside the access log, which then logs the HEAD
     app.add_middleware(AccessLog)
     app.add_middleware(RequestId)

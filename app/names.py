@@ -27,21 +27,43 @@ def clean_name(name: str) -> str:
     return unicodedata.normalize("NFC", name.strip())
 
 
+def N_(text: str) -> str:
+    """Marks text for the translation catalogs (app.i18n translates it where it is shown)."""
+    return text
+
+
+# Why a name is refused, by code: the English wording, which the catalogs translate. {max} is the
+# limit. A game's name has its own wording of each.
+NAME_MESSAGES = {
+    "name_blank": N_("Enter a name."),
+    "name_too_long": N_("A name can have at most {max} characters."),
+    "name_control": N_("A name can't contain control characters."),
+    "name_surrogate": N_("A name can't contain broken characters (lone surrogates)."),
+    "name_bidi": N_("A name can't contain text-direction control characters."),
+    "name_invisible": N_("A name needs at least one visible character."),
+    "game_name_too_long": N_("A game's name can have at most {max} characters."),
+    "game_name_control": N_("A game's name can't contain control characters."),
+    "game_name_surrogate": N_("A game's name can't contain broken characters (lone surrogates)."),
+    "game_name_bidi": N_("A game's name can't contain text-direction control characters."),
+    "game_name_invisible": N_("A game's name needs at least one visible character."),
+}
+
+
 def name_problem(name: str) -> str | None:
-    """Why a (cleaned) player or game name is refused, or None when it is fine."""
+    """Why a (cleaned) player or game name is refused (a code of NAME_MESSAGES), or None when it is fine."""
     if not name:
-        return "Enter a name."
+        return "name_blank"
     if len(name) > NAME_MAX_LENGTH:
-        return f"A name can have at most {NAME_MAX_LENGTH} characters."
+        return "name_too_long"
     if any(unicodedata.category(ch) == "Cc" for ch in name):
-        return "A name can't contain control characters."
+        return "name_control"
     if any(unicodedata.category(ch) == "Cs" for ch in name):
         # Only a lone surrogate escape ("\\ud800") makes one: it is no character, and can't be stored.
-        return "A name can't contain broken characters (lone surrogates)."
+        return "name_surrogate"
     if any(ch in _BIDI_CONTROLS for ch in name):
-        return "A name can't contain text-direction control characters."
+        return "name_bidi"
     if not any(_draws_something(ch) for ch in name):
-        return "A name needs at least one visible character."
+        return "name_invisible"
     return None
 
 
@@ -53,17 +75,25 @@ GAME_NAME_MAX_LENGTH = 80
 
 
 def game_name_problem(name: str) -> str | None:
+    """Why a game's name is refused (a code of NAME_MESSAGES), or None; an empty name is allowed."""
     if len(name) > GAME_NAME_MAX_LENGTH:
-        return f"A game's name can have at most {GAME_NAME_MAX_LENGTH} characters."
+        return "game_name_too_long"
     if name:
         reason = name_problem(name[:NAME_MAX_LENGTH])
-        if reason and reason != "Enter a name.":
-            return reason.replace("A name", "A game's name")
+        if reason and reason != "name_blank":
+            return "game_" + reason
     return None
 
 
+def name_message(code: str) -> tuple[str, dict[str, int]]:
+    """A refusal's code as (English template, parameters)."""
+    limit = GAME_NAME_MAX_LENGTH if code.startswith("game_") else NAME_MAX_LENGTH
+    return NAME_MESSAGES[code], {"max": limit}
+
+
 def join_names(names: Iterable[str]) -> str:
-    """For messages that list players: "Ana", "Ana and Ben", "Ana, Ben and Cy"."""
+    """For English text that lists players (logs, exports): "Ana", "Ana and Ben", "Ana, Ben and Cy".
+    What people read goes through app.i18n.join_names, in their language."""
     names = list(names)
     if len(names) <= 1:
         return "".join(names)

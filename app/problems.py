@@ -15,6 +15,7 @@ from starlette.routing import Match
 
 from app import scoring
 from app.errors import GameError, InvalidInput, KeyWrong
+from app.i18n import problem_text
 from app.jsonbody import BodyProblem
 from app.ratelimit import retry_after_header, wrong_key_wait
 from app.schemas import ProblemDetails
@@ -86,7 +87,7 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
 def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
     errors = None
     if isinstance(error, InvalidInput):
-        errors = [{"field": _field_of(p, items), "message": p.message} for p in error.problems]
+        errors = [{"field": _field_of(p, items), "message": problem_text(p)} for p in error.problems]
     elif error.status == 422:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
     # A 401 must say how to authenticate (RFC 9110 §11.6.1).

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from dataclasses import field as _field
 from enum import StrEnum
+from typing import Any
 
-from app.names import clean_name, name_problem
+from app.names import N_, NAME_MESSAGES, clean_name, name_message, name_problem
 
 # A Dutch Blitz deck has 40 cards (1-10 in four colours); the Blitz pile starts with 10 of them.
 DECK_SIZE = 40
@@ -60,18 +62,53 @@ class Score:
     blitz: int  # cards left in this player's Blitz pile
 
 
+# What each problem says, by code, in English: the catalogs (app.i18n) translate these templates,
+# and the web and API layers fill in the parameters in the reader's language.
+MESSAGES: dict[str, str] = {
+    "target_range": N_("The target must be between {low} and {high} points."),
+    "dutch_points_range": N_("Points per Dutch card must be between {low} and {high}."),
+    "blitz_points_range": N_("Points per Blitz card must be between {low} and {high}."),
+    "player_count": N_("A game has {low} to {high} players; this one has {count}."),
+    "name_twice": N_("Two players are called {name}; give each player a different name."),
+    "starting_score_range": N_("{name}'s starting score must be between {low} and {high}."),
+    "starting_score_range_unnamed": N_("This player's starting score must be between {low} and {high}."),
+    "no_such_player": N_("There is no player {player_id} in this game."),
+    "player_twice": N_("{name} is in this round more than once."),
+    "dutch_range": N_("{name}: Dutch cards must be between 0 and {high}."),
+    "blitz_range": N_("{name}: Blitz cards left must be between 0 and {high}."),
+    "over_deck": N_(
+        "{name}: {dutch} Dutch cards and {blitz} Blitz cards left make {sum}, but a deck has only {deck} cards."
+    ),
+    "player_missing": N_("{name} is missing from this round."),
+    "nobody_blitzed": N_("Nobody called Blitz: at least one player must have 0 Blitz cards left."),
+    **NAME_MESSAGES,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with an input, in words a person understands.
+    """One thing wrong with an input: a message code (of MESSAGES) and its parameters, which the web
+    and API layers render in the reader's language (app.i18n.problem_text); `message` is the English.
 
     `player_id` and `field` ("dutch", "blitz", "name", "starting_score", "players", "target", ...) let a
     form show the message beside the right field; `index` is the position in the submitted list.
     """
 
-    message: str
+    code: str
     field: str
     player_id: int | None = None
     index: int | None = None
+    params: dict[str, Any] = _field(default_factory=dict, compare=True, hash=False)
+
+    @property
+    def message(self) -> str:
+        return MESSAGES[self.code].format(**self.params)
+
+
+def name_refused(code: str, field: str, **where: Any) -> Problem:
+    """A Problem for a refused name (app.names gives the code)."""
+    _, params = name_message(code)
+    return Problem(code, field, params=params, **where)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,29 +153,17 @@ class GameState:
 # --- validation -------------------------------------------------------------------------------
 
 
-def _check_range(value: int, bounds: tuple[int, int], message: str, **where) -> list[Problem]:
+def _check_range(value: int, bounds: tuple[int, int], code: str, params: dict | None = None, **where) -> list[Problem]:
     low, high = bounds
     if not low <= value <= high:
-        return [Problem(message.format(low=low, high=high), **where)]
+        return [Problem(code, params={**(params or {}), "low": low, "high": high}, **where)]
     return []
 
 
 def validate_rules(rules: Rules) -> list[Problem]:
-    problems = _check_range(
-        rules.target, TARGET_RANGE, "The target must be between {low} and {high} points.", field="target"
-    )
-    problems += _check_range(
-        rules.dutch_points,
-        POINTS_RANGE,
-        "Points per Dutch card must be between {low} and {high}.",
-        field="dutch_points",
-    )
-    problems += _check_range(
-        rules.blitz_points,
-        POINTS_RANGE,
-        "Points per Blitz card must be between {low} and {high}.",
-        field="blitz_points",
-    )
+    problems = _check_range(rules.target, TARGET_RANGE, "target_range", field="target")
+    problems += _check_range(rules.dutch_points, POINTS_RANGE, "dutch_points_range", field="dutch_points")
+    problems += _check_range(rules.blitz_points, POINTS_RANGE, "blitz_points_range", field="blitz_points")
     return problems
 
 
@@ -148,8 +173,9 @@ def validate_players(players: Sequence[Player]) -> list[Problem]:
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         problems.append(
             Problem(
-                f"A game has {MIN_PLAYERS} to {MAX_PLAYERS} players; this one has {len(players)}.",
+                "player_count",
                 field="players",
+                params={"low": MIN_PLAYERS, "high": MAX_PLAYERS, "count": len(players)},
             )
         )
     seen: dict[str, int] = {}
@@ -158,23 +184,18 @@ def validate_players(players: Sequence[Player]) -> list[Problem]:
         name = clean_name(player.name)
         reason = name_problem(name)
         if reason:
-            problems.append(Problem(reason, field="name", index=index))
+            problems.append(name_refused(reason, field="name", index=index))
         else:
             key = name.casefold()
             if key in seen:
-                problems.append(
-                    Problem(
-                        f"Two players are called {name}; give each player a different name.",
-                        field="name",
-                        index=index,
-                    )
-                )
+                problems.append(Problem("name_twice", field="name", index=index, params={"name": name}))
             seen.setdefault(key, index)
         problems += _check_range(
             player.starting_score,
             STARTING_SCORE_RANGE,
             # A refused name is not repeated back in another message.
-            f"{'This player' if reason else name}'s starting score must be between {{low}} and {{high}}.",
+            "starting_score_range_unnamed" if reason else "starting_score_range",
+            {} if reason else {"name": name},
             field="starting_score",
             index=index,
         )
@@ -193,7 +214,8 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
         if score.player_id not in by_id:
             problems.append(
                 Problem(
-                    f"There is no player {score.player_id} in this game.",
+                    "no_such_player",
+                    params={"player_id": score.player_id},
                     field="player_id",
                     player_id=score.player_id,
                     index=index,
@@ -209,7 +231,8 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
                 reported_twice.add(score.player_id)
                 problems.append(
                     Problem(
-                        f"{player.name} is in this round more than once.",
+                        "player_twice",
+                        params={"name": player.name},
                         field="player_id",
                         player_id=player.id,
                         index=index,
@@ -222,7 +245,8 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
             bad_count = True
             problems.append(
                 Problem(
-                    f"{player.name}: Dutch cards must be between 0 and {DECK_SIZE}.",
+                    "dutch_range",
+                    params={"name": player.name, "high": DECK_SIZE},
                     field="dutch",
                     **where,
                 )
@@ -231,7 +255,8 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
             bad_count = True
             problems.append(
                 Problem(
-                    f"{player.name}: Blitz cards left must be between 0 and {BLITZ_PILE_SIZE}.",
+                    "blitz_range",
+                    params={"name": player.name, "high": BLITZ_PILE_SIZE},
                     field="blitz",
                     **where,
                 )
@@ -239,8 +264,14 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
         if not bad_count and score.dutch + score.blitz > DECK_SIZE:
             problems.append(
                 Problem(
-                    f"{player.name}: {score.dutch} Dutch cards and {score.blitz} Blitz cards left make "
-                    f"{score.dutch + score.blitz}, but a deck has only {DECK_SIZE} cards.",
+                    "over_deck",
+                    params={
+                        "name": player.name,
+                        "dutch": score.dutch,
+                        "blitz": score.blitz,
+                        "sum": score.dutch + score.blitz,
+                        "deck": DECK_SIZE,
+                    },
                     field="dutch",
                     **where,
                 )
@@ -248,15 +279,10 @@ def validate_round(players: Sequence[Player], scores: Sequence[Score]) -> list[P
     for player in players:
         if counts[player.id] == 0:
             problems.append(
-                Problem(f"{player.name} is missing from this round.", field="player_id", player_id=player.id)
+                Problem("player_missing", params={"name": player.name}, field="player_id", player_id=player.id)
             )
     if scores and not any(s.blitz == 0 for s in scores):
-        problems.append(
-            Problem(
-                "Nobody called Blitz: at least one player must have 0 Blitz cards left.",
-                field="blitz",
-            )
-        )
+        problems.append(Problem("nobody_blitzed", field="blitz"))
     return problems
 
 

@@ -66,6 +66,7 @@ def test_the_wheel_carries_templates_static_files_and_migrations(installed: Path
     package = Path(where[0]).parent
     assert package.is_relative_to(installed) and Path(where[1]) == package  # not the source tree
     parts = ("templates/base.html", "static/app.js", "static/vendor/htmx-2.0.11.min.js", "alembic/env.py")
+    parts += ("locales/ru/LC_MESSAGES/messages.po", "locales/de/LC_MESSAGES/messages.po")  # compiled at start-up
     docs = ("templates/api_docs.html", "static/docs.js", "static/vendor/redoc-3.0.1.min.js")  # /docs, /redoc
     for part in parts + docs:
         assert (package / part).is_file(), part

@@ -535,7 +535,7 @@ def test_saving_with_htmx_answers_the_game_fragment(worked: Table):
     assert game is not None
     assert game["data-version"] == "2"
     assert text(page.select_one("#banner h2")) == "🏆 Ana wins with 80!"
-    assert response.headers["Vary"] == "HX-Request"
+    assert response.headers["Vary"] == "HX-Request, Accept-Language, Cookie"
 
 
 def test_a_mistake_with_htmx_answers_422_with_the_fragment(worked: Table):

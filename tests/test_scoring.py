@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,6 @@ from app.scoring import (
     TARGET_RANGE,
     GameState,
     Player,
-    Problem,
     Rules,
     Score,
     TieBreak,
@@ -38,6 +38,27 @@ from app.scoring import (
 
 ANA, BEN, CY, DEE = 1, 2, 3, 4
 HOUSE_RULES = Rules(target=100, dutch_points=2, blitz_points=-1)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem as a person reads it (in English): equal to an app.scoring.Problem with the same
+    wording, field, player and position, whatever its code and parameters."""
+
+    message: str
+    field: str
+    player_id: int | None = None
+    index: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return (self.message, self.field, self.player_id, self.index) == (
+            getattr(other, "message", None),
+            getattr(other, "field", None),
+            getattr(other, "player_id", None),
+            getattr(other, "index", None),
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def worked_example_players() -> list[Player]:

@@ -28,6 +28,7 @@ from app.errors import (
     VersionMismatch,
 )
 from app.games import Games
+from app.i18n import problem_text
 from app.idempotency import Idempotency
 from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
@@ -321,7 +322,9 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
         games.update(game_id, credential, update, if_match=form.get("version") or None)
     except InvalidInput as error:
         for problem in error.problems:
-            errors.setdefault("game_name" if problem.field == "name" else problem.field, []).append(problem.message)
+            errors.setdefault("game_name" if problem.field == "name" else problem.field, []).append(
+                problem_text(problem)
+            )
         return _keeper_answer(request, games, game_id, rules_form={"values": typed, "errors": errors}, status=422)
     except VersionMismatch:
         return _keeper_answer(

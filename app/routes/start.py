@@ -13,6 +13,7 @@ from app.errors import (
     InvalidInput,
 )
 from app.games import Games, new_game
+from app.i18n import problem_text
 from app.names import join_names
 from app.ratelimit import client_address, retry_after_header
 from app.routes.deps import GamesDep
@@ -144,7 +145,7 @@ def _start_game(
             key = {"name": f"player-{problem.index}", "starting_score": f"start-{problem.index}"}.get(
                 problem.field, problem.field
             )
-            errors.setdefault(key, []).append(problem.message)
+            errors.setdefault(key, []).append(problem_text(problem))
     if errors:
         return _new_game_response(request, games, names, starts, form, errors, status=422), False
     game_id = outcome.body["id"]

@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
+from app import i18n
 from app.assets import build
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
@@ -63,11 +64,11 @@ def view_page(
 
 
 def _view_etag(request: Request, game_id: str, version: int, layout: str, htmx: bool) -> str:
-    """The game's version, the layout, the deployment, and the address its share links and QR code
-    show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme)."""
+    """The game's version, the layout, the language, the deployment, and the address its share links
+    and QR code show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme)."""
     address = absolute_url(request, request.app.url_path_for("view_page", game_id=game_id))
     where = hashlib.sha256(address.encode()).hexdigest()[:8]
-    return f'W/"{version}.{layout}{".fragment" if htmx else ""}.{build()}.{where}"'
+    return f'W/"{version}.{layout}{".fragment" if htmx else ""}.{i18n.current()}.{build()}.{where}"'
 
 
 def _view_headers(request: Request, game_id: str, version: int, layout: str, htmx: bool) -> dict[str, str]:

@@ -10,6 +10,7 @@ from fastapi import Request
 from app.errors import (
     InvalidInput,
 )
+from app.i18n import problem_text
 from app.schemas import RoundIn, ScoreIn
 from app.views import GameView
 from app.web.context import RoundForm
@@ -102,4 +103,4 @@ def round_errors(state: RoundForm, error: InvalidInput) -> None:
             if problem.field in ("dutch", "blitz") and problem.player_id
             else "round"
         )
-        state.errors.setdefault(key, []).append(problem.message)
+        state.errors.setdefault(key, []).append(problem_text(problem))

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
+from app import i18n
 from app.assets import asset_url
 from app.config import ROOT
 from app.errors import (
@@ -24,6 +25,7 @@ from app.security import (
 )
 
 templates = Jinja2Templates(directory=ROOT / "templates")
+i18n.install(templates.env)
 
 
 @pass_context

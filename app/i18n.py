@@ -1,0 +1,265 @@
+"""The languages the app speaks (English, Russian, German): the gettext catalogs, which one a request
+gets, and numbers, lists and times in that language's way.
+
+The catalogs are `locales/<lang>/LC_MESSAGES/messages.po`, extracted with Babel (scripts/i18n) from the
+templates and the Python code; they are compiled in memory when the app starts, so no `.mo` file is
+ever committed or built by hand. A request's language is set once by the `Languages` middleware
+(the `lang` cookie of the language switch, else Accept-Language with its quality values, else
+English) and read by `_()`, `ngettext()` and the formatting helpers through a context variable, so
+code that builds a message (a use case raising an error, a template) never passes it around.
+The API follows Accept-Language only: a cookie set by a page does not change what a program reads.
+
+Rule messages stay pure: app.scoring's `Problem` carries a code and its parameters, and
+`problem_text()` renders it here, in the request's language.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import io
+import re
+from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from babel import Locale
+from babel.dates import format_datetime as _format_datetime
+from babel.dates import format_time as _format_time
+from babel.lists import format_list as _format_list
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+from babel.support import Translations
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.config import ROOT
+
+# Each language named in itself, for the switch: a reader who does not know the current language
+# must still find their own.
+LANGUAGES: dict[str, str] = {"en": "English", "ru": "Русский", "de": "Deutsch"}
+DEFAULT = "en"
+COOKIE = "blitzboard_lang"
+LOCALES_DIR = ROOT / "locales"
+DOMAIN = "messages"
+MINUS = "\u2212"  # a real minus sign: "−5" lines up with "+12" where a hyphen would not
+
+_current: ContextVar[str] = ContextVar("blitzboard_language", default=DEFAULT)
+_catalogs: dict[str, _gettext.NullTranslations] = {}
+# What numbers and lists are formatted like, per language; a test's pseudo-language borrows English.
+_formats: dict[str, str] = {}
+
+
+def N_(text: str) -> str:
+    """Marks text for the catalogs where it is defined (a class attribute, a table); translated later."""
+    return text
+
+
+def load_catalog(path: Path) -> Translations:
+    """A .po file compiled in memory, without its fuzzy (unreviewed) entries."""
+    with path.open("rb") as source:
+        catalog = read_po(source, domain=DOMAIN)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog, use_fuzzy=False)
+    compiled.seek(0)
+    return Translations(fp=compiled, domain=DOMAIN)
+
+
+def load_catalogs(directory: Path = LOCALES_DIR) -> None:
+    for lang in LANGUAGES:
+        po = directory / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+        _catalogs[lang] = load_catalog(po) if po.is_file() and lang != DEFAULT else _gettext.NullTranslations()
+        _formats[lang] = lang
+
+
+def register(lang: str, translations: _gettext.NullTranslations, formats_like: str = DEFAULT) -> None:
+    """Adds a language at run time (the tests' pseudo-language)."""
+    _catalogs[lang] = translations
+    _formats[lang] = formats_like
+
+
+def unregister(lang: str) -> None:
+    _catalogs.pop(lang, None)
+    _formats.pop(lang, None)
+
+
+load_catalogs()
+
+
+# --- the request's language ---------------------------------------------------------------------
+
+
+def current() -> str:
+    return _current.get()
+
+
+def use(lang: str):
+    """Sets the language for what follows in this context; returns the token to reset it with."""
+    return _current.set(lang if lang in _catalogs else DEFAULT)
+
+
+def reset(token) -> None:
+    _current.reset(token)
+
+
+_TAG = re.compile(r"^\s*([A-Za-z]{1,8}|\*)(?:-[A-Za-z0-9]{1,8})*\s*$")
+
+
+def from_accept_language(header: str | None) -> str | None:
+    """The best language we speak for an Accept-Language header (RFC 9110 §12.5.4), or None.
+
+    Ranges are tried by quality, highest first, in the header's order among equals; "de-AT" matches
+    German; "*" matches the default; a quality of 0 means "not this one".
+    """
+    if not header:
+        return None
+    wanted: list[tuple[float, int, str]] = []
+    for position, part in enumerate(header.split(",")[:32]):
+        tag, _, params = part.partition(";")
+        match = _TAG.match(tag)
+        if not match:
+            continue
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value.strip())
+                except ValueError:
+                    quality = 0.0
+        if 0 < quality <= 1:
+            wanted.append((-quality, position, match.group(1).lower()))
+    for _, _, primary in sorted(wanted):
+        if primary == "*":
+            return DEFAULT
+        if primary in _catalogs:
+            return primary
+    return None
+
+
+def choose(path: str, cookie: str | None, accept_language: str | None) -> str:
+    """A page: the switch's cookie, else Accept-Language. The API: Accept-Language only."""
+    if not path.startswith("/api/") and cookie in _catalogs:
+        return cookie
+    return from_accept_language(accept_language) or DEFAULT
+
+
+class Languages:
+    """Sets each request's language, and says which one the answer is in (Content-Language, and Vary
+    so a cache keeps one copy per language). Static files are the same in every language."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k: v for k, v in scope["headers"] if k in (b"cookie", b"accept-language")}
+        cookie = _cookie_value(headers.get(b"cookie", b"").decode("latin-1"))
+        lang = choose(scope["path"], cookie, headers.get(b"accept-language", b"").decode("latin-1"))
+        token = _current.set(lang)
+        vary = b"Accept-Language" if scope["path"].startswith("/api/") else b"Accept-Language, Cookie"
+
+        async def send_with_language(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                out = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-language"]
+                existing = [v for k, v in out if k.lower() == b"vary"]
+                out = [(k, v) for k, v in out if k.lower() != b"vary"]
+                out.append((b"vary", b", ".join([*existing, vary])))
+                out.append((b"content-language", lang.encode()))
+                message = {**message, "headers": out}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_language)
+        finally:
+            _current.reset(token)
+
+
+def _cookie_value(header: str) -> str | None:
+    for part in header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE:
+            return value.strip().strip('"')
+    return None
+
+
+# --- translating ------------------------------------------------------------------------------
+
+
+def _translations() -> _gettext.NullTranslations:
+    return _catalogs.get(_current.get()) or _catalogs[DEFAULT]
+
+
+def gettext(message: str) -> str:
+    return _translations().gettext(message)
+
+
+_ = gettext
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return _translations().ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    return _translations().pgettext(context, message)
+
+
+def _locale() -> Locale:
+    return Locale.parse(_formats.get(_current.get(), DEFAULT))
+
+
+def number(value: int | float) -> str:
+    """1234 as "1,234", "1 234" or "1.234"."""
+    return format_decimal(value, locale=_locale())
+
+
+def signed(value: int) -> str:
+    """Round points with their sign: "+12", "−5", "0"."""
+    if value > 0:
+        return "+" + number(value)
+    if value < 0:
+        return MINUS + number(-value)
+    return number(0)
+
+
+def join_names(names: Iterable[str]) -> str:
+    """ "Ana", "Ana and Ben", "Ana, Ben and Cy" in the request's language."""
+    names = list(names)
+    return _format_list(names, locale=_locale()) if names else ""
+
+
+def time_of_day(moment: datetime) -> str:
+    return _format_time(moment, format="short", locale=_locale())
+
+
+def date_time(moment: datetime) -> str:
+    return _format_datetime(moment, format="short", locale=_locale())
+
+
+def format_message(template: str, params: Mapping[str, Any]) -> str:
+    """A translated template with its parameters filled in. Numbers in messages (limits, ids, counts)
+    are written as plain digits in every language, as in the English wording."""
+    return template.format(**params)
+
+
+def problem_text(problem) -> str:
+    """A rules-engine Problem (app.scoring) in the request's language."""
+    from app.scoring import MESSAGES
+
+    return format_message(gettext(MESSAGES[problem.code]), problem.params)
+
+
+def install(env) -> None:
+    """Jinja2's i18n extension with these callables ({% trans %}, _(), ngettext) and the filters."""
+    env.add_extension("jinja2.ext.i18n")
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_callables(gettext, ngettext, newstyle=True, pgettext=pgettext)
+    env.filters["signed"] = signed
+    env.filters["num"] = number
+    env.globals["languages"] = LANGUAGES
+    env.globals["current_language"] = current
+    env.globals["join_names"] = join_names
