@@ -35,6 +35,7 @@ from babel.support import Translations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT
+from app.names import join_names as english_list
 
 # Each language named in itself, for the switch: a reader who does not know the current language
 # must still find their own.
@@ -229,6 +230,8 @@ def signed(value: int) -> str:
 def join_names(names: Iterable[str]) -> str:
     """ "Ana", "Ana and Ben", "Ana, Ben and Cy" in the request's language."""
     names = list(names)
+    if _formats.get(_current.get(), DEFAULT) == "en":  # English as it always read: no serial comma
+        return english_list(names)
     return _format_list(names, locale=_locale()) if names else ""
 
 

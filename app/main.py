@@ -27,7 +27,7 @@ from app.openapi import finish_openapi
 from app.problems import install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
-from app.routes import api, docs, events, export, game_pages, handover, health, metrics, start, view_pages
+from app.routes import api, docs, events, export, game_pages, handover, health, language, metrics, start, view_pages
 from app.sealing import Sealer, load_secret
 from app.views import current_versions
 from app.web.render import error_page, refused_page
@@ -133,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(view_pages.router)
     app.include_router(game_pages.router)
     app.include_router(handover.router)
+    app.include_router(language.router)
     install_problem_handlers(app, error_page, refused_page)
     finish_openapi(app)
 
