@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from app import scoring
-from app.i18n import problem_text
+from app.i18n import N_, problem_text
 
 
 class GameError(Exception):
+    """`detail` is said in the request's language where it is raised; `title` is English, marked for the
+    catalogs (N_), and translated where the error is rendered (app.problems, app.web.render)."""
+
     status = 400
     slug = "bad-request"
-    title = "Bad request"
+    title = N_("Bad request")
 
     def __init__(self, detail: str):
         super().__init__(detail)
@@ -17,57 +20,57 @@ class GameError(Exception):
 
 
 class GameNotFound(GameError):
-    status, slug, title = 404, "not-found", "Not found"
+    status, slug, title = 404, "not-found", N_("Not found")
 
 
 class GameGone(GameError):
     """A game its scorekeeper deleted: 410 where a game that never was is 404."""
 
-    status, slug, title = 410, "gone", "Gone"
+    status, slug, title = 410, "gone", N_("Gone")
 
 
 class KeyMissing(GameError):
-    status, slug, title = 401, "edit-key-missing", "Edit key missing"
+    status, slug, title = 401, "edit-key-missing", N_("Edit key missing")
 
 
 class KeyWrong(GameError):
-    status, slug, title = 403, "edit-key-wrong", "Wrong edit key"
+    status, slug, title = 403, "edit-key-wrong", N_("Wrong edit key")
 
 
 class HandoverRefused(GameError):
     """A handover link that can't take over the game: used already, expired, or not one (app.handover)."""
 
-    status, slug, title = 403, "handover-link-refused", "Handover link not valid"
+    status, slug, title = 403, "handover-link-refused", N_("Handover link not valid")
 
 
 class GameIsOver(GameError):
-    status, slug, title = 409, "game-over", "The game is over"
+    status, slug, title = 409, "game-over", N_("The game is over")
 
 
 class VersionMismatch(GameError):
-    status, slug, title = 412, "version-mismatch", "The game has changed"
+    status, slug, title = 412, "version-mismatch", N_("The game has changed")
 
 
 class IdempotencyKeyReused(GameError):
-    status, slug, title = 422, "idempotency-key-reused", "Idempotency-Key reused"
+    status, slug, title = 422, "idempotency-key-reused", N_("Idempotency-Key reused")
 
 
 class TooManyRounds(GameError):
-    status, slug, title = 409, "too-many-rounds", "The game has as many rounds as it can hold"
+    status, slug, title = 409, "too-many-rounds", N_("The game has as many rounds as it can hold")
 
 
 class CantRevert(GameError):
     """A change that can't be undone any more: what it touched has changed since (app.changes)."""
 
-    status, slug, title = 409, "cant-revert", "The change can't be reverted"
+    status, slug, title = 409, "cant-revert", N_("The change can't be reverted")
 
 
 class ReplayUnavailable(GameError):
-    status, slug, title = 422, "idempotency-replay-unavailable", "The first answer can't be given back"
+    status, slug, title = 422, "idempotency-replay-unavailable", N_("The first answer can't be given back")
 
 
 class InvalidInput(GameError):
-    status, slug, title = 422, "invalid-input", "Invalid input"
+    status, slug, title = 422, "invalid-input", N_("Invalid input")
 
     def __init__(self, problems: list[scoring.Problem]):
         super().__init__(" ".join(problem_text(p) for p in problems))

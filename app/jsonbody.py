@@ -16,9 +16,12 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
+from app.i18n import _
+
 
 class BodyProblem(ValueError):
-    """What is wrong with a body that parsed as JSON but is still refused; `field` says where."""
+    """What is wrong with a body that parsed as JSON but is still refused; `field` says where, and
+    `message` what, in the request's language (the 422's `errors[].message`)."""
 
     def __init__(self, field: str, message: str):
         super().__init__(message)
@@ -63,16 +66,16 @@ def check(value: Any) -> None:
         if isinstance(item, str):
             if has_lone_surrogate(item):
                 raise BodyProblem(
-                    path or "body", "This text holds a lone surrogate (like \\ud800), which is no character."
+                    path or "body", _("This text holds a lone surrogate (like \\ud800), which is no character.")
                 )
         elif isinstance(item, dict):
             if isinstance(item, _Object) and item.duplicate is not None:
                 where = _join(path, item.duplicate) if not has_lone_surrogate(item.duplicate) else path or "body"
-                raise BodyProblem(where, "This key appears more than once in its object; send it once.")
+                raise BodyProblem(where, _("This key appears more than once in its object; send it once."))
             for key, child in item.items():
                 if has_lone_surrogate(key):
                     raise BodyProblem(
-                        path or "body", "A key holds a lone surrogate (like \\ud800), which is no character."
+                        path or "body", _("A key holds a lone surrogate (like \\ud800), which is no character.")
                     )
                 todo.append((_join(path, key), child))
         elif isinstance(item, list):

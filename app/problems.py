@@ -1,10 +1,16 @@
 """problem+json (RFC 9457): building answers, the titles per status, what the OpenAPI document
-declares, and the handlers for errors raised outside the routes (validation, HTTP errors)."""
+declares, and the handlers for errors raised outside the routes (validation, HTTP errors).
+
+`title` and `detail` are in the request's language (app.i18n), `type`, `status` and `errors[].field`
+never change with it. Titles are passed around in English, marked for the catalogs (N_), and
+translated here where the answer is built; details arrive translated from where they were said.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -13,9 +19,9 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app import scoring
+from app import i18n, scoring, validation
 from app.errors import GameError, InvalidInput, KeyWrong
-from app.i18n import problem_text
+from app.i18n import N_, _, problem_text
 from app.jsonbody import BodyProblem
 from app.ratelimit import retry_after_header, wrong_key_wait
 from app.schemas import ProblemDetails
@@ -25,6 +31,7 @@ PROBLEM_JSON = "application/problem+json"
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    # The OpenAPI document stays English: TITLES as written, not translated.
     return {
         status: {"model": ProblemDetails, "content": {PROBLEM_JSON: {}}, "description": TITLES[status]}
         for status in statuses
@@ -32,19 +39,19 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 TITLES = {
-    400: "Bad request",
-    401: "No edit key",
-    403: "Wrong edit key",
-    404: "Unknown game or round",
-    405: "Method not allowed",
-    409: "The game is over",
-    410: "The game was deleted",
-    412: "Stale If-Match",
-    413: "Body over the size limit",
-    415: "Unsupported media type",
-    422: "Invalid input",
-    429: "Too many requests",
-    503: "The database is busy or out of reach: try again after Retry-After seconds",
+    400: N_("Bad request"),
+    401: N_("No edit key"),
+    403: N_("Wrong edit key"),
+    404: N_("Unknown game or round"),
+    405: N_("Method not allowed"),
+    409: N_("The game is over"),
+    410: N_("The game was deleted"),
+    412: N_("Stale If-Match"),
+    413: N_("Body over the size limit"),
+    415: N_("Unsupported media type"),
+    422: N_("Invalid input"),
+    429: N_("Too many requests"),
+    503: N_("The database is busy or out of reach: try again after Retry-After seconds"),
 }
 
 
@@ -58,9 +65,11 @@ def problem(
     headers: dict[str, str] | None = None,
     request_id: str | None = None,
 ) -> JSONResponse:
+    """A problem+json answer. `title`: English, marked with N_ (the status's own title by default),
+    translated here; `detail` and the errors' messages: already in the request's language."""
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + (slug or str(status)),
-        "title": title or TITLES.get(status, "Error"),
+        "title": _(title or TITLES.get(status, N_("Error"))),
         "status": status,
         "detail": detail,
     }
@@ -95,12 +104,18 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
     return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers)
 
 
-def too_many(seconds: float, what: str) -> JSONResponse:
+# What too_many() says, per limit: one whole sentence each (word order differs between languages).
+TOO_MANY_NEW_GAMES = N_("Too many new games from this address: try again in {seconds} s.")
+TOO_MANY_WRONG_KEYS = N_("Too many wrong edit keys from this address: try again in {seconds} s.")
+
+
+def too_many(seconds: float, message: str) -> JSONResponse:
+    """429 with Retry-After; `message`: TOO_MANY_NEW_GAMES or TOO_MANY_WRONG_KEYS (English, translated here)."""
     return problem(
         429,
-        f"Too many {what} from this address: try again in {math.ceil(seconds)} s.",
+        _(message).format(seconds=math.ceil(seconds)),
         slug="rate-limited",
-        title="Too many requests",
+        title=N_("Too many requests"),
         headers=retry_after_header(seconds),
     )
 
@@ -130,10 +145,32 @@ def _allowed_methods(request: Request) -> str | None:
 
 def _unreadable_body(cause: BaseException) -> str:
     if isinstance(cause, UnicodeDecodeError):
-        return "The body is not valid JSON: it is not UTF-8 text."
+        return _("The body is not valid JSON: it is not UTF-8 text.")
     if isinstance(cause, RecursionError):
-        return "The body is not valid JSON: it is nested too deeply."
-    return "The body is not valid JSON: it could not be read."
+        return _("The body is not valid JSON: it is nested too deeply.")
+    return _("The body is not valid JSON: it could not be read.")
+
+
+def _not_valid(errors: list[dict[str, str]]) -> JSONResponse:
+    return problem(422, _("The request is not valid: see errors."), slug="invalid-input", errors=errors)
+
+
+# The details Starlette and FastAPI give an HTTPException of their own (an unknown path, a method a
+# path does not take, a body that could not be parsed): said in the request's language too.
+_FRAMEWORK_DETAILS = {
+    HTTPStatus.NOT_FOUND.phrase: N_("Not Found"),
+    HTTPStatus.METHOD_NOT_ALLOWED.phrase: N_("Method Not Allowed"),
+    HTTPStatus.BAD_REQUEST.phrase: N_("Bad Request"),
+    "There was an error parsing the body": N_("There was an error parsing the body"),
+}
+
+
+def _http_detail(exc: StarletteHTTPException) -> str:
+    if not isinstance(exc.detail, str):
+        return _(TITLES.get(exc.status_code, N_("Error")))
+    if exc.detail in _FRAMEWORK_DETAILS:
+        return _(_FRAMEWORK_DETAILS[exc.detail])
+    return exc.detail  # raised by our own code, which says it in the request's language
 
 
 def _items_of(request: Request) -> str:
@@ -148,7 +185,7 @@ def _items_of(request: Request) -> str:
 def game_problem(request: Request, error: GameError) -> JSONResponse:
     """The API's answer to a refused change; wrong edit keys count toward the client's limit."""
     if isinstance(error, KeyWrong) and (wait := wrong_key_wait(request)):
-        return too_many(wait, "wrong edit keys")
+        return too_many(wait, TOO_MANY_WRONG_KEYS)
     return game_error_response(error, _items_of(request))
 
 
@@ -172,19 +209,22 @@ def install_problem_handlers(
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
+        # pydantic says its messages in English: kept as they are in English, said in our own words
+        # (app.validation) in every other language.
+        english = i18n.current() == i18n.DEFAULT
         errors = [
-            {"field": "body", "message": "The body is not valid JSON."}
+            {"field": "body", "message": _("The body is not valid JSON.")}
             if e["type"] == "json_invalid"
-            else {"field": _loc_to_field(tuple(e["loc"])), "message": e["msg"]}
+            else {"field": _loc_to_field(tuple(e["loc"])), "message": e["msg"] if english else validation.message(e)}
             for e in exc.errors()
         ]
         if not request.url.path.startswith("/api/"):
             return html_error(request, 422, "; ".join(f"{e['field']}: {e['message']}" for e in errors))
-        return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
+        return _not_valid(errors)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
-        detail = exc.detail if isinstance(exc.detail, str) else TITLES.get(exc.status_code, "Error")
+        detail = _http_detail(exc)
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405 and (allowed := _allowed_methods(request)):
             headers["Allow"] = allowed
@@ -194,10 +234,10 @@ def install_problem_handlers(
             return response
         if exc.status_code == 400 and isinstance(exc.__cause__, BodyProblem):
             errors = [{"field": exc.__cause__.field, "message": exc.__cause__.message}]
-            return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
+            return _not_valid(errors)
         if exc.status_code == 400 and exc.__cause__ is not None:
             # FastAPI answers a body its JSON parser gave up on (not UTF-8, nested thousands deep, a
             # number of thousands of digits) with a bare 400; it is malformed JSON like any other: 422.
             errors = [{"field": "body", "message": _unreadable_body(exc.__cause__)}]
-            return problem(422, "The request is not valid: see errors.", slug="invalid-input", errors=errors)
+            return _not_valid(errors)
         return problem(exc.status_code, detail, headers=headers or None)

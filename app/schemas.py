@@ -12,6 +12,7 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, 
 from pydantic import Field as PField
 
 from app import scoring, timing
+from app.i18n import _
 
 # Ranges come from the rules engine so the API, the pages and the engine can't disagree.
 # Numbers are strict JSON integers: true, "5" and 5.0 are refused (lax parsing would read true as 1).
@@ -39,14 +40,24 @@ RoundSeconds = Annotated[int, Strict(), PField(ge=0, le=timing.MAX_ROUND_SECONDS
 def _moment(value: datetime) -> datetime:
     # In UTC, within years a timezone conversion can't overflow (year 9999 at -05:00 would).
     if not timing.EARLIEST_YEAR <= value.year <= timing.LATEST_YEAR:
-        raise ValueError(f"must be in the years {timing.EARLIEST_YEAR}–{timing.LATEST_YEAR}")
+        # In the request's language: pydantic puts it in the 422's message (app.validation).
+        raise ValueError(
+            _("must be in the years {earliest}–{latest}").format(
+                earliest=timing.EARLIEST_YEAR, latest=timing.LATEST_YEAR
+            )
+        )
     return value.astimezone(UTC)
+
+
+_EXAMPLE = "2026-11-30T21:04:05Z"
 
 
 def _iso_text(value: object) -> object:
     # Only ISO 8601 text: a number would be read as seconds since 1970, which nobody means here.
     if not isinstance(value, str | datetime):
-        raise ValueError("must be an ISO 8601 date and time with a timezone, like 2026-11-30T21:04:05Z")
+        raise ValueError(
+            _("must be an ISO 8601 date and time with a timezone, like {example}").format(example=_EXAMPLE)
+        )
     return value
 
 

@@ -14,7 +14,7 @@ from app.changes import public
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
 from app.models import utcnow
-from app.problems import problem_responses, too_many
+from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.ratelimit import client_address
 from app.routes.deps import (
     BearerDep,
@@ -61,7 +61,7 @@ def create_game(
     # Reserved before creating (counted atomically, so a burst can't slip past), given back when
     # nothing was created.
     if wait := limit.reserve(client):
-        return too_many(wait, "new games")
+        return too_many(wait, TOO_MANY_NEW_GAMES)
     idempotency = Idempotency.of(idempotency_key, "POST /games", data.model_dump(mode="json"))
     try:
         outcome = games.create(data, urls_for(request), idempotency, client=client)

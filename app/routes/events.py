@@ -25,6 +25,7 @@ from fastapi.responses import Response
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from app.i18n import N_, _, ngettext
 from app.limits import StreamSlots
 from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
@@ -109,11 +110,15 @@ async def game_events(request: Request, game_id: GameId) -> Response:
     client = client_address(request)
     refused = slots.acquire(client)
     if refused == 429:
-        detail = f"This address already follows {slots.per_client} live games; close one, or reload later."
-        return problem(429, detail, slug="too-many-streams", title="Too many live streams", headers=RETRY_LATER)
+        detail = ngettext(
+            "This address already follows {count} live game; close it, or reload later.",
+            "This address already follows {count} live games; close one, or reload later.",
+            slots.per_client,
+        ).format(count=slots.per_client)
+        return problem(429, detail, slug="too-many-streams", title=N_("Too many live streams"), headers=RETRY_LATER)
     if refused is not None:
-        detail = "The server follows as many live games as it can; the page will update when you reload."
-        return problem(503, detail, slug="streams-full", title="Live updates are full", headers=RETRY_LATER)
+        detail = _("The server follows as many live games as it can; the page will update when you reload.")
+        return problem(503, detail, slug="streams-full", title=N_("Live updates are full"), headers=RETRY_LATER)
     try:
         version = await run_in_threadpool(_current_version, engine, game_id)
     except BaseException:
@@ -122,8 +127,9 @@ async def game_events(request: Request, game_id: GameId) -> Response:
     if version is None:
         slots.release(client)
         if await run_in_threadpool(was_deleted, engine, game_id):
-            return problem(410, "This game was deleted by its scorekeeper.", slug="gone", title="Gone")
-        return problem(404, f"There is no game {game_id!r}.", slug="not-found", title="Not found")
+            return problem(410, _("This game was deleted by its scorekeeper."), slug="gone", title=N_("Gone"))
+        detail = _("There is no game {game_id}.").format(game_id=repr(game_id))
+        return problem(404, detail, slug="not-found", title=N_("Not found"))
 
     shutting_down = anyio.Event()  # sse-starlette sets it when the server begins to shut down
 
