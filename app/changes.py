@@ -33,6 +33,7 @@ from typing import Any, Protocol
 from sqlmodel import Session, select
 
 from app.errors import CantRevert, GameNotFound, TooManyRounds
+from app.i18n import N_, _, ngettext
 from app.idempotency import Idempotency
 from app.models import Game, Round, RoundChange
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
@@ -43,12 +44,13 @@ from app.views import GameView, Played, as_utc
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
 KINDS = (CORRECTION, DELETION, RESTORATION, RULES)
 SETTINGS = ("name", "target", "dutch_points", "blitz_points", "tie_break")
-LABELS = {
-    "name": "The game's name",
-    "target": "The target",
-    "dutch_points": "Points per Dutch card",
-    "blitz_points": "Points per Blitz card",
-    "tie_break": "The tie rule",
+# Why a rules change can't be reverted, per setting: whole sentences, translated where said.
+CHANGED_AGAIN = {
+    "name": N_("The game's name was changed again since: revert the later change first."),
+    "target": N_("The target was changed again since: revert the later change first."),
+    "dutch_points": N_("Points per Dutch card was changed again since: revert the later change first."),
+    "blitz_points": N_("Points per Blitz card was changed again since: revert the later change first."),
+    "tie_break": N_("The tie rule was changed again since: revert the later change first."),
 }
 
 
@@ -102,25 +104,31 @@ def why_not(change: Change, view: GameView) -> str | None:
         if change.round_id in view.round_ids and cards(
             view.state.rounds[view.round_ids.index(change.round_id)].scores, seats
         ) == (change.old or {}).get("scores"):
-            return f"Round {number} is back already."
+            return _("Round {number} is back already.").format(number=number)
         if (change.old or {}).get("last") and any(rid >= (change.round_id or 0) for rid in view.round_ids):
-            return (
-                f"Round {number} was the last round and the table has played on since: "
+            return _(
+                "Round {number} was the last round and the table has played on since: "
                 "enter it again as a new round if it counts."
-            )
+            ).format(number=number)
         return None
     if change.round_id not in view.round_ids:
-        return f"Round {number} was deleted since: there is nothing to revert."
+        return _deleted_since(number)
     index = view.round_ids.index(change.round_id)
     if cards(view.state.rounds[index].scores, seats) != (change.new or {}).get("scores"):
-        return f"Round {index + 1} was corrected again since: revert the later change first."
+        return _("Round {number} was corrected again since: revert the later change first.").format(number=index + 1)
     return None
+
+
+def _deleted_since(number: int | None) -> str:
+    return _("Round {number} was deleted since: there is nothing to revert.").format(number=number)
 
 
 def _rules_moved(change: Change, now: dict[str, Any]) -> str | None:
     moved = [name for name, value in (change.new or {}).items() if now.get(name) != value]
     if moved:
-        return f"{LABELS.get(moved[0], moved[0])} was changed again since: revert the later change first."
+        if moved[0] in CHANGED_AGAIN:
+            return _(CHANGED_AGAIN[moved[0]])
+        return _("{setting} was changed again since: revert the later change first.").format(setting=moved[0])
     return None
 
 
@@ -218,7 +226,7 @@ class ChangeLog:
         if row is None or row.game_id != game_id:
             if session.get(Game, game_id) is None:
                 raise writes.missing(game_id)
-            raise GameNotFound(f"This game has no change {change_id}.")
+            raise GameNotFound(_("This game has no change {change_id}.").format(change_id=change_id))
         change = Change.of(row)
         round_ids = list(session.exec(select(Round.id).where(Round.game_id == game_id).order_by(Round.id)))
         session.rollback()  # the write takes its own lock and reads the game again under it
@@ -240,12 +248,12 @@ class ChangeLog:
                 # Under the lock: the number read before it must still name the change's round (another
                 # phone may have deleted or put back an earlier round meanwhile).
                 if number > len(view.round_ids) or view.round_ids[number - 1] != change.round_id:
-                    raise CantRevert("The rounds were renumbered meanwhile: look again and revert from there.")
+                    raise CantRevert(_("The rounds were renumbered meanwhile: look again and revert from there."))
                 return _round_in((change.old or {}).get("scores", []))
 
             return writes.replace_round(game_id, number, credential, old_cards, **options)
         except GameNotFound as error:  # the round went between the read above and the write's lock
-            raise CantRevert(f"Round {change.round_number} was deleted since: there is nothing to revert.") from error
+            raise CantRevert(_deleted_since(change.round_number)) from error
         finally:
             self._reverting = None
 
@@ -267,13 +275,21 @@ class ChangeLog:
             if reason := why_not(change, view):
                 raise CantRevert(reason)
             if len(view.round_ids) >= limit:
-                raise TooManyRounds(f"A game can hold at most {limit} rounds, and this one has them all.")
+                raise TooManyRounds(
+                    ngettext(
+                        "A game can hold at most {limit} round, and this one has it.",
+                        "A game can hold at most {limit} rounds, and this one has them all.",
+                        limit,
+                    ).format(limit=limit)
+                )
             data = writes._check_round(view, _round_in((change.old or {}).get("scores", [])))
             old_id = change.round_id
             taken = session.exec(select(Round.id).where(Round.id == old_id)).first() is not None
             if taken and any(rid >= (old_id or 0) for rid in view.round_ids):
                 raise CantRevert(
-                    f"Round {change.round_number} can't go back in its place any more: enter it again as a new round."
+                    _("Round {number} can't go back in its place any more: enter it again as a new round.").format(
+                        number=change.round_number
+                    )
                 )
             # Its old id puts it between the rounds it was between; when another game's round has
             # that id now, nothing of this game comes after it, so a new id (the last) is its place.

@@ -25,6 +25,7 @@ from app.errors import (
     InvalidInput,
     TooManyRounds,
 )
+from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.keeping import Keeping
 from app.models import Game, Player, Round, RoundScore, utcnow
@@ -212,11 +213,16 @@ class Games(Keeping, ChangeLog, WriteTransactions):
 
         def change(view: GameView) -> Played:
             if view.state.over:
-                raise GameIsOver("The game is over: no more rounds can be added. Correct or delete a round instead.")
+                raise GameIsOver(_("The game is over: no more rounds can be added. Correct or delete a round instead."))
             if len(view.round_ids) >= limit:
                 raise TooManyRounds(
-                    f"A game can hold at most {limit} rounds, and this one has them all: start a new game "
-                    "(the totals can be carried over as starting scores)."
+                    ngettext(
+                        "A game can hold at most {limit} round, and this one has it: start a new game "
+                        "(the totals can be carried over as starting scores).",
+                        "A game can hold at most {limit} rounds, and this one has them all: start a new game "
+                        "(the totals can be carried over as starting scores).",
+                        limit,
+                    ).format(limit=limit)
                 )
             scores = self._check_round(view, data)
             # The round takes the game's pending start (its "Blitz!"), which it uses up; not one still
@@ -312,7 +318,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
 
         def change(view: GameView) -> None:
             if view.state.over:
-                raise GameIsOver("The game is over: no round can start. Correct or delete a round instead.")
+                raise GameIsOver(_("The game is over: no round can start. Correct or delete a round instead."))
             view.game.round_started_at = timing.blitz_moment(utcnow())
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, starts_round=True)
@@ -320,7 +326,9 @@ class Games(Keeping, ChangeLog, WriteTransactions):
     @staticmethod
     def _round(view: GameView, number: int) -> int:
         if not 1 <= number <= len(view.round_ids):
-            raise GameNotFound(f"This game has no round {number} (it has {len(view.round_ids)}).")
+            raise GameNotFound(
+                _("This game has no round {number} (it has {count}).").format(number=number, count=len(view.round_ids))
+            )
         return view.round_ids[number - 1]
 
     @staticmethod

@@ -20,19 +20,32 @@ from __future__ import annotations
 import hmac
 import time
 
+from app.i18n import N_, _, ngettext
 from app.sealing import Sealer
 
 HANDOVER_MINUTES = 10
 _MAC_HEX = 32  # 128 bits: enough for a link that works once, for minutes
 
-USED = (
+# Why a link can't take over, in English (marked for the catalogs); handover_problem() says it in the
+# request's language.
+USED = N_(
     "This handover link was already used (or the scorekeeper made a new edit link since): "
     "ask the scorekeeper to show a new one."
 )
+MALFORMED = N_("This is not a handover link of this game: ask the scorekeeper to show it again.")
+# The English of expired() (tests compare pages with it): a count of minutes needs ngettext's plural
+# forms in other languages, which a constant can't hold.
 EXPIRED = (
     f"This handover link expired (it works for {HANDOVER_MINUTES} minutes): ask the scorekeeper to show a new one."
 )
-MALFORMED = "This is not a handover link of this game: ask the scorekeeper to show it again."
+
+
+def expired() -> str:
+    return ngettext(
+        "This handover link expired (it works for {minutes} minute): ask the scorekeeper to show a new one.",
+        "This handover link expired (it works for {minutes} minutes): ask the scorekeeper to show a new one.",
+        HANDOVER_MINUTES,
+    ).format(minutes=HANDOVER_MINUTES)
 
 
 def _mac(sealer: Sealer, game_id: str, key_hash: str, expires: int) -> str:
@@ -48,17 +61,17 @@ def handover_token(sealer: Sealer, game_id: str, key_hash: str, *, now: float | 
 def handover_problem(
     sealer: Sealer, game_id: str, key_hash: str, token: str, *, now: float | None = None
 ) -> str | None:
-    """Why this token can't take over the game (None: it can). Checked again inside the write
-    transaction that takes over, against the key hash as locked there."""
-    expiry, _, mac = token.partition(".")
+    """Why this token can't take over the game (None: it can), in the request's language. Checked again
+    inside the write transaction that takes over, against the key hash as locked there."""
+    expiry, _dot, mac = token.partition(".")
     try:
         expires = int(expiry, 16) if 0 < len(expiry) <= 12 else -1
     except ValueError:
         expires = -1
     if expires < 0 or len(mac) != _MAC_HEX or mac.strip("0123456789abcdef"):
-        return MALFORMED
+        return _(MALFORMED)
     if not hmac.compare_digest(mac.encode(), _mac(sealer, game_id, key_hash, expires).encode()):
-        return USED  # made for a key the game no longer has (or forged: said the same way)
+        return _(USED)  # made for a key the game no longer has (or forged: said the same way)
     if expires < (now if now is not None else time.time()):
-        return EXPIRED
+        return expired()
     return None

@@ -29,6 +29,7 @@ from sqlmodel import Session
 
 from app import scoring
 from app.errors import IdempotencyKeyReused
+from app.i18n import _
 from app.models import Game, IdempotencyRecord, Player, utcnow
 from app.sealing import Sealer
 from app.timing import RoundTime
@@ -151,7 +152,7 @@ class Replays:
             return None
         if record.request_mac != request_mac:
             raise IdempotencyKeyReused(
-                "This Idempotency-Key was already used with a different request; use a new key for a new request."
+                _("This Idempotency-Key was already used with a different request; use a new key for a new request.")
             )
         return record
 

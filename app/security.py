@@ -17,6 +17,7 @@ from fastapi import Request
 from fastapi.responses import Response
 
 from app.errors import KeyWrong
+from app.i18n import N_, _
 
 EDIT_KEY_BYTES = 24  # 192 bits
 GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
@@ -140,13 +141,16 @@ class FormRefused(KeyWrong):
 
 
 # The use case's own "wrong key" is said for API clients; in a browser it means the cookie's key was
-# replaced (the game was handed over to another phone, or a new edit link was made).
-STALE_KEY = (
+# replaced (the game was handed over to another phone, or a new edit link was made). English, marked
+# for the catalogs: translated (_()) where a page says it.
+STALE_KEY = N_(
     "This browser's edit key doesn't work any more: scorekeeping was handed over to another phone, "
     "or a new edit link was made for this game. Ask the scorekeeper for it, or watch the game."
 )
 # What a page that kept score says once its key stopped working (the view page, the keeper page).
-HANDED_OVER = "Scorekeeping was handed over to another phone; this page now only shows the game."
+HANDED_OVER = N_("Scorekeeping was handed over to another phone; this page now only shows the game.")
+# A keeper's form that is stale or forged (keeper_credential, and the handover page's post).
+FORM_REFUSED = N_("This form is out of date or came from another site: reload the page and try again.")
 
 
 def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Credential:
@@ -157,9 +161,9 @@ def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Crede
     """
     credential = cookie_key(request, game_id)
     if not credential.key:
-        raise FormRefused("This browser doesn't keep score of this game: open its edit link first.")
+        raise FormRefused(_("This browser doesn't keep score of this game: open its edit link first."))
     if not same_origin(request) or not csrf_matches(csrf, credential.key):
-        raise FormRefused("This form is out of date or came from another site: reload the page and try again.")
+        raise FormRefused(_(FORM_REFUSED))
     return credential
 
 

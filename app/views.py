@@ -15,6 +15,7 @@ from sqlmodel import Session, select
 
 from app import scoring
 from app.errors import GameError, GameGone, GameNotFound
+from app.i18n import _
 from app.models import DeletedGame, Game, Player, Round, RoundScore
 from app.timing import RoundTime
 
@@ -202,8 +203,8 @@ def scored_view(
 def missing_game(session: Session, game_id: str) -> GameError:
     """What to say of a game that is not there: deleted by its scorekeeper (410), or never was (404)."""
     if session.get(DeletedGame, game_id) is not None:
-        return GameGone("This game was deleted by its scorekeeper.")
-    return GameNotFound(f"There is no game {game_id!r}.")
+        return GameGone(_("This game was deleted by its scorekeeper."))
+    return GameNotFound(_("There is no game {game_id}.").format(game_id=repr(game_id)))
 
 
 def was_deleted(engine: Engine, game_id: str) -> bool:

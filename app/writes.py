@@ -20,6 +20,7 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
+from app.i18n import _
 from app.idempotency import ROTATE, WRITE, Idempotency, Replays, restore, snapshot
 from app.live import Broker
 from app.live_pg import notify_in_transaction
@@ -69,14 +70,18 @@ def none_match(if_none_match: str | None, etag: str) -> bool:
 
 def check_key(game: Game, credential: Credential) -> None:
     if not credential.key:
-        raise KeyMissing("Changing a game needs its edit key (Authorization: Bearer <edit key>).")
+        raise KeyMissing(_("Changing a game needs its edit key (Authorization: Bearer <edit key>)."))
     if not key_matches(credential.key, game.edit_key_hash):
-        raise KeyWrong("That is not this game's edit key.")
+        raise KeyWrong(_("That is not this game's edit key."))
 
 
 def check_version(game: Game, if_match: str | None) -> None:
     if if_match is not None and not etag_matches(if_match, game.version):
-        raise VersionMismatch(f"The game is at version {game.version}, not {if_match}: load it again and retry.")
+        raise VersionMismatch(
+            _("The game is at version {version}, not {if_match}: load it again and retry.").format(
+                version=game.version, if_match=if_match
+            )
+        )
 
 
 class WriteTransactions:
@@ -239,7 +244,7 @@ class WriteTransactions:
                 if not strict:
                     return None
                 raise ReplayUnavailable(
-                    "The first answer to this Idempotency-Key can't be given back; send the request with a new key."
+                    _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
                 ) from None
             if urls_for is not None:
                 body |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}

@@ -16,10 +16,11 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.errors import HandoverRefused
 from app.handover import handover_problem
+from app.i18n import _
 from app.idempotency import Idempotency
 from app.ratelimit import wrong_key_wait
 from app.routes.deps import GameId, GamesDep
-from app.security import FormRefused, same_origin, set_edit_cookie
+from app.security import FORM_REFUSED, FormRefused, same_origin, set_edit_cookie
 from app.urls import urls_for
 from app.web.forms import read_form
 from app.web.render import error_page, keeper_headers, templates, too_many_page
@@ -52,7 +53,7 @@ async def take_over(request: Request, game_id: GameId, token: Token, games: Game
     """This browser keeps score from now on; every other phone's edit key stops working."""
     form = await read_form(request)
     if not same_origin(request):
-        raise FormRefused("This form is out of date or came from another site: reload the page and try again.")
+        raise FormRefused(_(FORM_REFUSED))
     idempotency = Idempotency.of(form.get("request_id", "")[:100], "take over", game_id, token)
     try:
         outcome = games.take_over(game_id, token, urls_for(request), idempotency=idempotency)
