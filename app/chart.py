@@ -61,6 +61,7 @@ class Label:
     x: float  # where its text-anchor is
     y: float  # its baseline
     anchor: str  # "start" or "end"
+    text: str = ""  # what it says ("target 75"), placed by its length
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,9 @@ def _nice_step(span: int) -> int:
     return 10_000
 
 
-def build_chart(players: list[Player], state: GameState, size: Size = PHONE) -> Chart:
+def build_chart(players: list[Player], state: GameState, size: Size = PHONE, target_text: str | None = None) -> Chart:
+    """`target_text`: the dashed line's label in the reader's language (app.web.context translates it;
+    this module stays pure geometry), "target 75" when not given. Its place is worked out from its length."""
     target = state.rules.target
     font = size.font
     series: dict[int, list[int]] = {p.id: [p.starting_score] for p in players}
@@ -134,7 +137,8 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE) -> 
     label_every = max(1, -(-len(state.rounds) // max(1, int(plot_w // widest))))
     x_labels = tuple((i, x(i)) for i in range(0, len(state.rounds) + 1, label_every))
     target_y = y(target)
-    label = _place_target_label(f"target {target}", target_y, lines, font, left, right, top, bottom, plot_w / rounds)
+    text = target_text if target_text is not None else f"target {target}"
+    label = _place_target_label(text, target_y, lines, font, left, right, top, bottom, plot_w / rounds)
     return Chart(
         size.width, size.height, font, tuple(lines), target_y, target, label, ticks, x_labels, left, right, bottom
     )
@@ -163,16 +167,16 @@ def _place_target_label(
     for x0, baseline in places:
         box = (x0 - 2, baseline - ascent - 2, x0 + width + 2, baseline + descent + 2)
         if not any(_crosses(line, box, left, dx) for line in lines):
-            return _label(x0, baseline, width, right)
+            return _label(text, x0, baseline, width, right)
     x0, baseline = places[0] if places else (right - width, line_y - gap - descent)
-    return _label(x0, baseline, width, right)  # nowhere free (a crowded chart): the usual place
+    return _label(text, x0, baseline, width, right)  # nowhere free (a crowded chart): the usual place
 
 
-def _label(x0: float, baseline: float, width: float, right: float) -> Label:
+def _label(text: str, x0: float, baseline: float, width: float, right: float) -> Label:
     # Anchored at the end when at the right edge, so the text never runs past it in a wider font.
     if x0 + width >= right - 0.5:
-        return Label(right, baseline, "end")
-    return Label(x0, baseline, "start")
+        return Label(right, baseline, "end", text)
+    return Label(x0, baseline, "start", text)
 
 
 def _crosses(line: Line, box: tuple[float, float, float, float], left: float, dx: float) -> bool:

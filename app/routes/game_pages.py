@@ -28,7 +28,7 @@ from app.errors import (
     VersionMismatch,
 )
 from app.games import Games
-from app.i18n import problem_text
+from app.i18n import _, problem_text
 from app.idempotency import Idempotency
 from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
@@ -46,7 +46,15 @@ from app.urls import urls_for
 from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context
-from app.web.forms import RoundFormInvalid, form_int, parse_round, read_form, round_errors, round_form, typed_counts
+from app.web.forms import (
+    RoundFormInvalid,
+    parse_round,
+    read_form,
+    round_errors,
+    round_form,
+    rules_numbers,
+    typed_counts,
+)
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
@@ -87,7 +95,7 @@ def keeper_page(
     # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
     done = None if form or confirm or delete_game else _done(saved=saved, corrected=corrected, rounds=rounds)
     if taken and done is None and not (form or confirm or delete_game):
-        done = {"text": "This phone keeps score now: it was handed over to you.", "undo": None}
+        done = {"text": _("This phone keeps score now: it was handed over to you."), "undo": None}
     context = game_context(
         request,
         view,
@@ -106,19 +114,19 @@ def _done(*, saved: int | None = None, corrected: int | None = None, rounds: int
     """What the confirmation after a save says: "Round 4 saved" (with Undo: it is the last round), or
     "Round 2 corrected"."""
     if saved is not None and 1 <= saved == rounds:
-        return {"text": f"Round {saved} saved.", "undo": saved}
+        return {"text": _("Round {number} saved.").format(number=saved), "undo": saved}
     if corrected is not None and 1 <= corrected <= rounds:
-        return {"text": f"Round {corrected} corrected.", "undo": None}
+        return {"text": _("Round {number} corrected.").format(number=corrected), "undo": None}
     return None
 
 
 def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLResponse:
     """A browser that does not keep score: `handed_over` when it holds a key that stopped working."""
     if is_htmx(request):  # a tap on the keeper's page after the key stopped working
-        response = error_page(request, 403, STALE_KEY)
+        response = error_page(request, 403, _(STALE_KEY))
         response.headers.update(keeper_headers())
         return response
-    context = {"game_id": game_id, "handed_over": handed_over, "notice": HANDED_OVER}
+    context = {"game_id": game_id, "handed_over": handed_over, "notice": _(HANDED_OVER)}
     return templates.TemplateResponse(request, "not_keeper.html", context, status_code=403, headers=keeper_headers())
 
 
@@ -131,7 +139,8 @@ def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: Gam
     if not key_matches(edit_key, key_hash):
         if wait := wrong_key_wait(request):
             return too_many_page(request, wait)
-        response = error_page(request, 403, "This edit link is not valid any more: ask the scorekeeper for a new one.")
+        detail = _("This edit link is not valid any more: ask the scorekeeper for a new one.")
+        response = error_page(request, 403, detail)
         response.headers.update(keeper_headers())
         return response
     response = RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
@@ -212,7 +221,7 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         return _keeper_answer(request, games, game_id, form=state, status=422, view=_loaded(error))
     except VersionMismatch:
         state.errors["round"] = [
-            "The game changed on another device while you typed. Check the scores below and save again."
+            _("The game changed on another device while you typed. Check the scores below and save again.")
         ]
         if not state.values:  # refused before the form was read: show what was typed all the same
             state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
@@ -257,7 +266,7 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
             request,
             games,
             game_id,
-            message="The game changed on another device; nothing was deleted.",
+            message=_("The game changed on another device; nothing was deleted."),
             status=409,
         )
     return _keeper_answer(request, games, game_id)
@@ -271,7 +280,7 @@ async def revert_change_page(request: Request, game_id: GameId, change_id: Chang
     try:
         outcome = games.revert_change(game_id, change_id, credential, if_match=form.get("version") or None)
     except VersionMismatch:
-        refused = (change_id, "The game changed on another device; nothing was reverted. Check it and try again.")
+        refused = (change_id, _("The game changed on another device; nothing was reverted. Check it and try again."))
         return _keeper_answer(request, games, game_id, refused=refused, status=409)
     except (CantRevert, InvalidInput, TooManyRounds) as error:
         return _keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
@@ -287,7 +296,7 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
         games.delete_game(game_id, credential, if_match=form.get("version") or None)
     except VersionMismatch:
         return _keeper_answer(
-            request, games, game_id, message="The game changed on another device; it was not deleted.", status=409
+            request, games, game_id, message=_("The game changed on another device; it was not deleted."), status=409
         )
     response = go(request, request.app.url_path_for("view_page", game_id=game_id))
     response.delete_cookie(edit_cookie_name(game_id), path="/")
@@ -298,15 +307,7 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
 async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
     form = await read_form(request)
     errors: dict[str, list[str]] = {}
-    values = {}
-    for key, label in (
-        ("target", "The target"),
-        ("dutch_points", "Points per Dutch card"),
-        ("blitz_points", "Points per Blitz card"),
-    ):
-        values[key] = form_int(form, key, 0, label, errors)
-        if not form.get(key, "").strip():
-            errors.setdefault(key, []).append(f"{label} can't be empty.")
+    values = rules_numbers(form, {"target": 0, "dutch_points": 0, "blitz_points": 0}, errors, required=True)
     tie_break = form.get("tie_break") if form.get("tie_break") in ("play_on", "shared") else "play_on"
     typed = {k: form.get(k, "") for k in ("target", "dutch_points", "blitz_points", "game_name")} | {
         "tie_break": tie_break
@@ -333,7 +334,7 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
             game_id,
             rules_form={
                 "values": typed,
-                "errors": {"rules": ["The game changed on another device: save again."]},
+                "errors": {"rules": [_("The game changed on another device: save again.")]},
             },
             status=409,
         )
@@ -347,7 +348,7 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     keeper_credential(request, game_id, form.get("csrf"))
     view = games.get(game_id)
     if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
-        raise KeyWrong("That is not this game's edit key.")
+        raise KeyWrong(_("That is not this game's edit key."))
     rules = view.rules
     # As stored, unchecked (model_construct): the use case judges a game kept under older limits.
     data = GameCreate.model_construct(
@@ -369,7 +370,8 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
         # Names stored before today's rules (for example only invisible characters) can't start a
         # new game as they are: say which, rather than fail.
         limit.release(client)
-        return error_page(request, 422, f"This game's players can't start a rematch as they are: {error.detail}")
+        detail = _("This game's players can't start a rematch as they are: {problems}").format(problems=error.detail)
+        return error_page(request, 422, detail)
     except BaseException:
         limit.release(client)
         raise

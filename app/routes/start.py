@@ -13,8 +13,7 @@ from app.errors import (
     InvalidInput,
 )
 from app.games import Games, new_game
-from app.i18n import problem_text
-from app.names import join_names
+from app.i18n import _, join_names, pgettext, problem_text
 from app.ratelimit import client_address, retry_after_header
 from app.routes.deps import GamesDep
 from app.schemas import GameCreate, PlayerCreate, RulesCreate
@@ -27,7 +26,7 @@ from app.security import (
 )
 from app.urls import urls_for
 from app.views import load_views
-from app.web.forms import FormDict, form_int, new_game_form, read_form, safe_int
+from app.web.forms import NOT_A_NUMBER, FormDict, form_int, new_game_form, read_form, rules_numbers, safe_int
 from app.web.render import error_page, go, is_htmx, render
 
 router = APIRouter(include_in_schema=False)
@@ -54,7 +53,10 @@ def _your_games(request: Request, games: Games) -> tuple[list[dict[str, Any]], l
                 "title": game.name or join_names(p.name for p in view.players),
                 "players": join_names(p.name for p in view.players),
                 "rounds": len(view.round_ids),
-                "status": "finished" if view.state.over else "playing",
+                # Shown as it is: in the reader's language.
+                "status": pgettext("game status", "finished")
+                if view.state.over
+                else pgettext("game status", "playing"),
                 "url": request.app.url_path_for("keeper_page", game_id=game.id),
             }
         )
@@ -73,7 +75,7 @@ def start_page(request: Request, games: GamesDep) -> HTMLResponse:
 @router.post("/games", name="create_game_page")
 async def create_game_page(request: Request, games: GamesDep) -> Response:
     if not same_origin(request):  # another site's page can't start games in this browser
-        return error_page(request, 403, "This form came from another site: start your game on this one.")
+        return error_page(request, 403, _("This form came from another site: start your game on this one."))
     form = await read_form(request)
     count = max(scoring.MIN_PLAYERS, min(scoring.MAX_PLAYERS, safe_int(form.get("player_count"), 2)))
     action = form.get("action", "start")
@@ -92,7 +94,7 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
         return _new_game_response(request, games, names, starts, form, {}, focus=focus)
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):  # given back below unless a game is made
-        message = f"Too many new games from this network: try again in {math.ceil(wait)} s."
+        message = _("Too many new games from this network: try again in {seconds} s.").format(seconds=math.ceil(wait))
         response = _new_game_response(request, games, names, starts, form, {"form": [message]}, status=429)
         response.headers.update(retry_after_header(wait))
         return response
@@ -115,17 +117,11 @@ def _start_game(
     errors: dict[str, list[str]] = {}
     players = []
     for i, (name, start) in enumerate(zip(names, starts, strict=True)):
-        score = form_int({"s": start}, "s", 0, "A starting score", errors)
+        score = form_int({"s": start}, "s", 0, NOT_A_NUMBER["start"], errors)
         if "s" in errors:
             errors[f"start-{i}"] = errors.pop("s")
         players.append(PlayerCreate.model_construct(name=name[:1000], starting_score=score))
-    rules_values = {}
-    for key, label, default in (
-        ("target", "The target", 75),
-        ("dutch_points", "Points per Dutch card", 1),
-        ("blitz_points", "Points per Blitz card", -2),
-    ):
-        rules_values[key] = form_int(form, key, default, label, errors)
+    rules_values = rules_numbers(form, {"target": 75, "dutch_points": 1, "blitz_points": -2}, errors)
     tie_break = form.get("tie_break", "play_on")
     if tie_break not in ("play_on", "shared"):
         tie_break = "play_on"

@@ -57,7 +57,7 @@ def view_page(
             return Response(status_code=304, headers=_view_headers(request, game_id, version, layout, htmx))
     view = games.get(game_id)  # no such game: 404 (410 when deleted)
     context = game_context(request, view, keeper=False, tv=tv, changes=None if tv else change_lines(games, view))
-    context["handed_over"] = HANDED_OVER if handed_over else None
+    context["handed_over"] = i18n.gettext(HANDED_OVER) if handed_over else None
     response = render(request, "game.html", context, fragment="_game.html")
     response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx))
     return response

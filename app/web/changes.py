@@ -2,7 +2,12 @@
 plain words ("Round 3 corrected at 21:04: Ben, Blitz 3 → 2"), and whether the scorekeeper may revert each.
 
 Times are UTC on the server (it knows no one's time zone): the page shows them in a <time> element
-with its ISO datetime, and static/app.js rewrites the text to the phone's local time.
+with its ISO datetime, and static/app.js rewrites the text to the phone's local time. Until then they
+read "21:04" in every language (24-hour time, as Russian and German write it and as the log always
+showed it in English).
+
+Said in the request's language: one whole phrase per kind of change and per setting (word order
+differs between languages), and the players' names, numbers and arrows filled in.
 """
 
 from __future__ import annotations
@@ -11,17 +16,28 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
+from app.i18n import N_, _, join_names
 from app.views import GameView
 
 SHOWN = 10  # the latest changes on the page; every one is in the API
+# Each setting as a list of changed rules names it ("Rules changed: target 75 → 100; tie rule ..."),
+# in the order the list shows them.
 SETTING_NAMES = {
-    "name": "game name",
-    "target": "target",
-    "dutch_points": "points per Dutch card",
-    "blitz_points": "points per Blitz card",
-    "tie_break": "tie rule",
+    "name": N_("game name"),
+    "target": N_("target"),
+    "dutch_points": N_("points per Dutch card"),
+    "blitz_points": N_("points per Blitz card"),
+    "tie_break": N_("tie rule"),
 }
-TIE_RULES = {"play_on": "play another round", "shared": "shared win"}
+# A change of one setting: (said when changed, said when changed back by a revert).
+ONE_SETTING = {
+    "name": (N_("Game name changed"), N_("Game name changed back")),
+    "target": (N_("Target changed"), N_("Target changed back")),
+    "dutch_points": (N_("Points per Dutch card changed"), N_("Points per Dutch card changed back")),
+    "blitz_points": (N_("Points per Blitz card changed"), N_("Points per Blitz card changed back")),
+    "tie_break": (N_("Tie rule changed"), N_("Tie rule changed back")),
+}
+TIE_RULES = {"play_on": N_("play another round"), "shared": N_("shared win")}
 
 
 class ChangeReader(Protocol):
@@ -70,7 +86,7 @@ def describe(change: Change, view: GameView) -> ChangeLine:
         hhmm=f"{at:%H:%M}",
         parts=parts,
         separator=", " if change.kind in (DELETION, RESTORATION) else "; ",
-        legend=" (Dutch/Blitz cards)" if change.kind in (DELETION, RESTORATION) and parts else "",
+        legend=" " + _("(Dutch/Blitz cards)") if change.kind in (DELETION, RESTORATION) and parts else "",
         revertable=why_not(change, view) is None,
     )
 
@@ -78,22 +94,33 @@ def describe(change: Change, view: GameView) -> ChangeLine:
 def _words(change: Change, names: dict[int, str]) -> tuple[str, list[Part]]:
     n, undo = change.round_number, change.reverts is not None
     if change.kind == CORRECTION:
-        return f"Round {n} {'reverted' if undo else 'corrected'}", _corrected(change, names)
+        what = _("Round {number} reverted") if undo else _("Round {number} corrected")
+        return what.format(number=n), _corrected(change, names)
     if change.kind == DELETION:
-        return f"Round {n} deleted{' again' if undo else ''}", _cards(change.old, names)
+        what = _("Round {number} deleted again") if undo else _("Round {number} deleted")
+        return what.format(number=n), _cards(change.old, names)
     if change.kind == RESTORATION:
-        return f"Round {n} restored", _cards(change.new, names)
+        return _("Round {number} restored").format(number=n), _cards(change.new, names)
     if change.kind == RULES:
         old, new = change.old or {}, change.new or {}
-        back = " back" if undo else ""
         if len(new) == 1:
             [setting] = new
-            label = SETTING_NAMES.get(setting, setting)
-            return f"{label[0].upper()}{label[1:]} changed{back}", [Part(_setting(setting, old, new))]
-        return f"Rules changed{back}", [
-            Part(f"{SETTING_NAMES.get(s, s)} {_setting(s, old, new)}") for s in SETTING_NAMES if s in new
+            return _one_setting(setting, undo), [Part(_setting(setting, old, new))]
+        what = _("Rules changed back") if undo else _("Rules changed")
+        return what, [
+            Part(_("{setting} {old} → {new}").format(setting=_(SETTING_NAMES[s]), **_values(s, old, new)))
+            for s in SETTING_NAMES
+            if s in new
         ]
     return change.kind, []
+
+
+def _one_setting(setting: str, undo: bool) -> str:
+    if setting in ONE_SETTING:
+        return _(ONE_SETTING[setting][1 if undo else 0])
+    # Not a setting of today's (a log kept by an older version): said by its name.
+    what = _("{setting} changed back") if undo else _("{setting} changed")
+    return what.format(setting=setting[:1].upper() + setting[1:])
 
 
 def _corrected(change: Change, names: dict[int, str]) -> list[Part]:
@@ -102,29 +129,38 @@ def _corrected(change: Change, names: dict[int, str]) -> list[Part]:
     for after in (change.new or {}).get("scores", []):
         was = before.get(after["player_id"], {})
         moved = [
-            f"{label} {was.get(key, '?')} → {after[key]}"
-            for key, label in (("dutch", "Dutch"), ("blitz", "Blitz"))
+            _(text).format(old=was.get(key, "?"), new=after[key])
+            for key, text in (("dutch", N_("Dutch {old} → {new}")), ("blitz", N_("Blitz {old} → {new}")))
             if was.get(key) != after[key]
         ]
         if moved:
-            parts.append(Part(" and ".join(moved), name=names.get(after["player_id"], "a player"), after_name=", "))
+            parts.append(Part(join_names(moved), name=_name(names, after["player_id"]), after_name=", "))
     return parts
 
 
 def _cards(values: dict[str, Any] | None, names: dict[int, str]) -> list[Part]:
     """A whole round's cards: "Ana 22/0" (Dutch/Blitz, as the history shows them)."""
     return [
-        Part(f"{s['dutch']}/{s['blitz']}", name=names.get(s["player_id"], "a player"))
-        for s in (values or {}).get("scores", [])
+        Part(f"{s['dutch']}/{s['blitz']}", name=_name(names, s["player_id"])) for s in (values or {}).get("scores", [])
     ]
 
 
+def _name(names: dict[int, str], player_id: int) -> str:
+    return names[player_id] if player_id in names else _("a player")
+
+
 def _setting(setting: str, old: dict[str, Any], new: dict[str, Any]) -> str:
+    return _("{old} → {new}").format(**_values(setting, old, new))
+
+
+def _values(setting: str, old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """The setting's value before and after, as the log shows them: {"old": ..., "new": ...}."""
+
     def shown(value: Any) -> str:
         if setting == "tie_break":
-            return TIE_RULES.get(value, str(value))
+            return _(TIE_RULES[value]) if value in TIE_RULES else str(value)
         if setting == "name":
-            return f"“{value}”" if value else "none"
+            return _("“{name}”").format(name=value) if value else _("none")
         return str(value)
 
-    return f"{shown(old.get(setting))} → {shown(new.get(setting))}"
+    return {"old": shown(old.get(setting)), "new": shown(new.get(setting))}

@@ -12,8 +12,8 @@ from fastapi import Request
 from app import scoring
 from app.chart import PHONE, TV, build_chart
 from app.handover import HANDOVER_MINUTES, handover_token
+from app.i18n import _, join_names, signed
 from app.models import utcnow
-from app.names import join_names
 from app.outlook import what_it_takes
 from app.security import (
     cookie_key,
@@ -118,7 +118,9 @@ def game_context(
         "colour": colour,
         "names": view.player_names(),
         "banner": _banner(view),
-        "chart": build_chart(seats, state, TV if tv else PHONE),
+        "chart": build_chart(
+            seats, state, TV if tv else PHONE, target_text=_("target {target}").format(target=state.rules.target)
+        ),
         "chances": _chances(state, view),
         "keeper": keeper,
         "form": form if keeper else None,
@@ -162,15 +164,20 @@ def _timer(view: GameView) -> dict[str, Any]:
 
 
 def _chances(state: scoring.GameState, view: GameView) -> list[str]:
-    """ "Ana wins next round with +9 or more", "Ben needs +21 and Ana under +9", per player in reach."""
+    """ "Ana wins next round with +9 or more", "Ben needs +21 and Ana under +9", per player in reach, in
+    the request's language."""
     names = view.player_names()
     lines = []
     for chance in what_it_takes(state, [p.id for p in view.players]):
+        name, needs = names[chance.player_id], signed(chance.needs)
         if not chance.others_under:
-            lines.append(f"{names[chance.player_id]} wins next round with {chance.needs:+d} or more")
+            lines.append(_("{name} wins next round with {points} or more").format(name=name, points=needs))
         else:
-            others = join_names(f"{names[pid]} under {under:+d}" for pid, under in chance.others_under)
-            lines.append(f"{names[chance.player_id]} needs {chance.needs:+d} and {others}")
+            others = join_names(
+                _("{name} under {points}").format(name=names[pid], points=signed(under))
+                for pid, under in chance.others_under
+            )
+            lines.append(_("{name} needs {points} and {others}").format(name=name, points=needs, others=others))
     return lines
 
 

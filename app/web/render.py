@@ -18,6 +18,7 @@ from app.errors import (
     GameError,
     KeyWrong,
 )
+from app.i18n import _
 from app.ratelimit import retry_after_header, wrong_key_wait
 from app.security import (
     STALE_KEY,
@@ -79,9 +80,12 @@ def render(
     return response
 
 
-def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
+def error_page(request: Request, status: int, detail: str, title: str | None = None) -> HTMLResponse:
     """The error page; for htmx, only the message, aimed at the page's #request-error by HX-Retarget
-    and HX-Reswap, so what was on screen (a half-typed round) stays as it was."""
+    and HX-Reswap, so what was on screen (a half-typed round) stays as it was.
+
+    `detail` (and `title`, a refused change's: "The game is over") in the request's language; the
+    template has both (`title` None when there is none)."""
     htmx = is_htmx(request)
     headers = REQUEST_ERROR if htmx else None
     if htmx and status == 410:  # the game was deleted: the page reloads and says so, live updates end
@@ -89,7 +93,7 @@ def error_page(request: Request, status: int, detail: str) -> HTMLResponse:
     response = templates.TemplateResponse(
         request,
         "_problem.html" if htmx else "error.html",
-        {"status": status, "detail": detail},
+        {"status": status, "detail": detail, "title": title},
         status_code=status,
         headers=headers,
     )
@@ -110,7 +114,8 @@ def keeper_headers() -> dict[str, str]:
 
 
 def too_many_page(request: Request, seconds: float) -> HTMLResponse:
-    response = error_page(request, 429, f"Too many tries from this network: try again in {math.ceil(seconds)} s.")
+    detail = _("Too many tries from this network: try again in {seconds} s.").format(seconds=math.ceil(seconds))
+    response = error_page(request, 429, detail, _("Too many requests"))
     response.headers.update(retry_after_header(seconds) | keeper_headers())
     return response
 
@@ -119,7 +124,8 @@ def refused_page(request: Request, error: GameError) -> Response:
     if isinstance(error, KeyWrong) and (wait := wrong_key_wait(request)):
         return too_many_page(request, wait)
     if isinstance(error, KeyWrong):
-        response = error_page(request, 403, error.detail if isinstance(error, FormRefused) else STALE_KEY)
+        detail = error.detail if isinstance(error, FormRefused) else _(STALE_KEY)
+        response = error_page(request, 403, detail, _(error.title))
         response.headers.update(keeper_headers())
         return response
-    return error_page(request, error.status, error.detail)
+    return error_page(request, error.status, error.detail, _(error.title))
