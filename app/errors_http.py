@@ -14,6 +14,7 @@ logged once, as one short line with the request id; the traceback only at DEBUG.
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Callable
 
@@ -23,7 +24,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.middleware import loggable, redact
+from app.i18n import N_, _
+from app.middleware import loggable, plain_page, redact
 from app.problems import problem
 from app.requestid import request_id_of
 
@@ -56,22 +58,27 @@ def is_database_trouble(error: BaseException) -> bool:
 
 
 def _detail(status: int, request_id: str, api: bool = True) -> str:
+    """What the answer says, in the request's language (the Languages middleware sits outside this one)."""
     if status == 503:
         # Not "nothing was changed": a connection lost during COMMIT leaves that unknown. The same
         # Idempotency-Key (the round form sends one of its own) makes the retry safe either way.
-        retry = (
-            "with the same Idempotency-Key if you sent one: a change that did reach the database is then not made twice"
-            if api
-            else "by sending the same form again: a round that did reach the database is not saved twice"
-        )
-        return (
-            "The score keeper's database is busy or out of reach for a moment. Try again in a few seconds, "
-            f"{retry}. (Request id {request_id}.)"
-        )
-    return (
+        if api:
+            text = _(
+                "The score keeper's database is busy or out of reach for a moment. Try again in a few seconds, "
+                "with the same Idempotency-Key if you sent one: a change that did reach the database is then not "
+                "made twice. (Request id {request_id}.)"
+            )
+        else:
+            text = _(
+                "The score keeper's database is busy or out of reach for a moment. Try again in a few seconds, "
+                "by sending the same form again: a round that did reach the database is not saved twice. "
+                "(Request id {request_id}.)"
+            )
+        return text.format(request_id=request_id)
+    return _(
         "Something went wrong on our side and the request could not be finished. Try again; if it "
-        f"keeps happening, tell whoever runs this site the request id {request_id}."
-    )
+        "keeps happening, tell whoever runs this site the request id {request_id}."
+    ).format(request_id=request_id)
 
 
 def _short(error: BaseException) -> str:
@@ -121,16 +128,15 @@ class ServerErrors:
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
         headers["Cache-Control"] = "no-store"
         if scope["path"].startswith("/api/"):
-            slug, title = ("unavailable", "Service unavailable") if status == 503 else ("server-error", "Server error")
+            slug, title = (
+                ("unavailable", N_("Service unavailable")) if status == 503 else ("server-error", N_("Server error"))
+            )
             return problem(status, detail, slug=slug, title=title, headers=headers, request_id=request_id)
         try:
             response = self.html_error(Request(scope), status, detail)
         except Exception:  # the page itself could not be rendered: a plain one still says what happened
             error_log.debug("The error page could not be rendered", exc_info=True)
-            response = HTMLResponse(
-                '<!doctype html><html lang="en"><meta charset="utf-8"><title>Error · Blitzboard</title>'
-                f'<h1>Something went wrong</h1><p class="problem">{detail}</p><p><a href="/">Back to Blitzboard</a></p></html>',
-                status_code=status,
-            )
+            page = plain_page(_("Error · Blitzboard"), _("Something went wrong"), html.escape(detail, quote=False))
+            response = HTMLResponse(page, status_code=status)
         response.headers.update(headers)
         return response

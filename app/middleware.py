@@ -4,6 +4,7 @@ deadline, the access log, compression. The security headers are app/headers.py, 
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import re
 import time
@@ -13,6 +14,8 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import i18n
+from app.i18n import N_, _, ngettext
 from app.problems import problem
 from app.requestid import request_id_of
 
@@ -75,7 +78,7 @@ class BodyLimit:
                 async with asyncio.timeout_at(deadline):
                     message = await receive()
             except TimeoutError:
-                await self._answer(scope, send, 408, "body-timeout", "Body too slow", self._too_slow_detail())
+                await self._answer(scope, send, 408, "body-timeout", N_("Body too slow"), self._too_slow_detail())
                 return
             if message["type"] == "http.disconnect":
                 return
@@ -99,34 +102,64 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     def _too_slow_detail(self) -> str:
-        return f"The request body did not arrive within {self.seconds:g} seconds."
+        # A count of seconds that may be a fraction ("0.5"): plural forms are chosen as for 2, which is
+        # what a fraction takes in English, German and Russian.
+        n = int(self.seconds) if float(self.seconds).is_integer() else 2
+        return ngettext(
+            "The request body did not arrive within {seconds} second.",
+            "The request body did not arrive within {seconds} seconds.",
+            n,
+        ).format(seconds=f"{self.seconds:g}")
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
-        limit = f"{self.max_bytes // 1024} KiB" if self.max_bytes % 1024 == 0 else f"{self.max_bytes} bytes"
-        page = (
-            '<!doctype html><html lang="en"><meta charset="utf-8"><title>Too much · Blitzboard</title>'
-            f'<h1>That was too much</h1><p class="problem">A form can send at most {limit}. Go back and shorten '
-            'what you typed.</p><p><a href="/">Back to Blitzboard</a></p></html>'
+        if self.max_bytes % 1024 == 0:
+            limit = _("{n} KiB").format(n=self.max_bytes // 1024)
+        else:
+            limit = ngettext("{n} byte", "{n} bytes", self.max_bytes).format(n=self.max_bytes)
+        page = plain_page(
+            _("Too much · Blitzboard"),
+            _("That was too much"),
+            html.escape(
+                _("A form can send at most {limit}. Go back and shorten what you typed.").format(limit=limit),
+                quote=False,
+            ),
         )
-        detail = f"The request body is over {self.max_bytes} bytes."
-        await self._answer(scope, send, 413, "body-too-large", "Body over the size limit", detail, page)
+        detail = ngettext(
+            "The request body is over {n} byte.", "The request body is over {n} bytes.", self.max_bytes
+        ).format(n=self.max_bytes)
+        await self._answer(scope, send, 413, "body-too-large", N_("Body over the size limit"), detail, page)
 
     async def _answer(
         self, scope: Scope, send: Send, status: int, slug: str, title: str, detail: str, page: str | None = None
     ) -> None:
+        """`title`: English, marked with N_ (translated here and by problem()); `detail` already translated."""
         # The connection closes after it: what is left of the body is never read.
         headers = {"Connection": "close"}
         response: Response
         if scope["path"].startswith("/api/"):
             response = problem(status, detail, slug=slug, title=title, headers=headers)
         else:  # a browser's form post: a page a person can read
-            page = page or (
-                f'<!doctype html><html lang="en"><meta charset="utf-8"><title>{title} · Blitzboard</title>'
-                f'<h1>{title}</h1><p class="problem">{detail} Go back and try again.</p>'
-                '<p><a href="/">Back to Blitzboard</a></p></html>'
+            page = page or plain_page(
+                _("{title} · Blitzboard").format(title=_(title)),
+                _(title),
+                html.escape(_("{problem} Go back and try again.").format(problem=detail), quote=False),
             )
             response = HTMLResponse(page, status_code=status, headers=headers)
         await response(scope, _nothing_to_read, send)
+
+
+def plain_page(title: str, heading: str, paragraph: str) -> str:
+    """A page said without the templates (an answer before any route, or when the templates failed),
+    in the request's language: `paragraph` is markup, the rest text (escaped here)."""
+
+    def text(value: str) -> str:
+        return html.escape(value, quote=False)
+
+    return (
+        f'<!doctype html><html lang="{html.escape(i18n.current())}"><meta charset="utf-8"><title>{text(title)}</title>'
+        f'<h1>{text(heading)}</h1><p class="problem">{paragraph}</p><p><a href="/">{text(_("Back to Blitzboard"))}'
+        "</a></p></html>"
+    )
 
 
 async def _nothing_to_read() -> Message:
