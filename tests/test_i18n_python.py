@@ -196,3 +196,23 @@ def test_form_errors_and_refusals_on_the_pages(client: TestClient, make_game):
     gone = client.get("/g/no-such-game", headers=IN_PSEUDO)
     assert gone.status_code == 404
     assert wrapped(text_of(html(gone).select_one(".error-detail")))
+
+
+def test_a_body_over_the_limit(client: TestClient):
+    big = b'{"name": "' + b"x" * (64 * 1024) + b'"}'
+    json_body = {"Content-Type": "application/json"}
+    english, _pseudo = both(lambda h: client.post(f"{API}/games", content=big, headers=h | json_body), 413)
+    assert english["detail"] == "The request body is over 65536 bytes."
+
+
+def test_the_change_log_through_the_catalogs(client: TestClient, make_game):
+    game = make_game()
+    assert game.add_round([(3, 0), (2, 4), (1, 6), (0, 8)]).status_code == 201
+    corrected = game.scores([(3, 0), (2, 3), (1, 6), (0, 8)])
+    assert client.put(game_url(game.id, "/rounds/1"), json=corrected, headers=game.auth).status_code == 200
+    assert client.patch(game_url(game.id), json={"rules": {"target": 100}}, headers=game.auth).status_code == 200
+    page = html(client.get(f"/g/{game.id}", headers=IN_PSEUDO))
+    lines = [text_of(line) for line in page.select(".change-text")]
+    assert lines[0].startswith("⟦Target changed⟧") and lines[0].endswith(f"⟦{75} → {100}⟧")
+    assert lines[1].startswith(f"⟦Round {1} corrected⟧")
+    assert lines[1].endswith(f"⟦Blitz {4} → {3}⟧")
