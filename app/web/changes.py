@@ -20,8 +20,8 @@ from app.i18n import N_, _, join_names
 from app.views import GameView
 
 SHOWN = 10  # the latest changes on the page; every one is in the API
-# Each setting as a list of changed rules names it ("Rules changed: target 75 → 100; tie rule ..."),
-# in the order the list shows them.
+# What each setting is called when one change moved several ("Rules changed: target 75 → 100; tie
+# rule ..."), in the order they are listed.
 SETTING_NAMES = {
     "name": N_("game name"),
     "target": N_("target"),
