@@ -783,6 +783,7 @@ def test_view_page_is_read_only_with_scoreboard_history_chart_and_qr(client: Tes
     assert response.status_code == 200
     page = html(response)
     assert page.select_one("body.viewer") is not None
+    language_switch(page).decompose()  # the one form a reader has: it changes this browser's language only
     assert page.select("form") == []
     assert page.select("[hx-post], [hx-put], [hx-delete], [hx-patch]") == []
     assert page.select("input[name=csrf]") == []
@@ -902,6 +903,7 @@ def test_a_browser_without_the_cookie_may_watch_but_not_keep_score(worked: Table
     page = html(response)
     assert text(page.select_one("h1")) == "You can watch this game"
     assert page.select_one(f'a[href="/g/{worked.id}"]') is not None
+    language_switch(page).decompose()
     assert page.select("form") == []
     for action, data in posts:
         response = stranger.post(action, data=data, follow_redirects=False)
@@ -1051,6 +1053,15 @@ def csp_directives(response: httpx.Response) -> dict[str, list[str]]:
         name, *values = part.split()
         directives[name.lower()] = values
     return directives
+
+
+def language_switch(page: BeautifulSoup) -> Tag:
+    """The header's language switch (every page has it): a form that posts only the language."""
+    switch = page.select_one("header form.lang-switch")
+    assert switch is not None
+    assert switch["action"] == "/language"
+    assert {field["name"] for field in switch.select("input, button")} == {"next", "lang"}
+    return switch
 
 
 def assert_no_inline_script(page: BeautifulSoup) -> None:
