@@ -2,12 +2,45 @@
 // Everything here is an enhancement; the pages work as plain forms without it.
 // One file past the ~400 lines the style guide sets, on purpose: every page needs all of it, and one
 // file is one request on a table's flaky Wi-Fi (served minified, about 4 KiB gzip: app/assets.py).
-// It is split by job into sections instead: round entry, the live view, failed requests, what just
-// happened, the scorekeeper's live page, the round timer, and the correction log's local times.
+// It is split by job into sections instead: the page's language, round entry, the live view, failed
+// requests, what just happened, the scorekeeper's live page, the round timer, and the correction log's
+// local times.
 (function () {
   "use strict";
   document.documentElement.classList.remove("no-js");
   document.documentElement.classList.add("js");
+
+  // --- the page's language: what this script says, and its numbers ----------------------------------
+  // base.html writes the words in the page's language as JSON into <meta name="js-text"> (data, never
+  // run: the CSP allows it); "{name}" in them marks where a value goes. English stays if it is missing.
+  var TEXT = {
+    copied: "Copied",
+    blitz: "Blitz!",
+    starting_score: "Starting score — {name}",
+    not_live: "Not live right now: this page checks for new rounds every 20 seconds.",
+    offline: "No connection: nothing was saved. Try again when you're back online.",
+    failed: "Something went wrong ({status}): nothing was saved. Reload the page and try again."
+  };
+  try {
+    var given = JSON.parse(document.querySelector("meta[name='js-text']").content);
+    Object.keys(TEXT).forEach(function (key) { if (typeof given[key] === "string") TEXT[key] = given[key]; });
+  } catch (e) { /* no block (another page's HTML), or not JSON: English */ }
+  var LANG = document.documentElement.lang || "en";
+
+  function phrase(key, values) {
+    return TEXT[key].replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
+
+  // Round points with their sign, as the server's `signed` filter writes them: "+12", "−5" (a real
+  // minus sign, U+2212), "0"; digits grouped the page language's way.
+  var numberFormat = null;
+  try { numberFormat = new Intl.NumberFormat(LANG); } catch (e) { /* an unknown tag: plain digits */ }
+  function signed(points) {
+    var digits = numberFormat ? numberFormat.format(Math.abs(points)) : String(Math.abs(points));
+    return (points > 0 ? "+" : points < 0 ? "\u2212" : "") + digits;
+  }
 
   // --- round entry: steppers, "Blitz!", live points -------------------------------------------
   function clampInput(input, value) {
@@ -29,7 +62,7 @@
       if (/^\d+$/.test(d) && /^\d+$/.test(b) && Number(d) <= dutchMax && Number(b) <= blitzMax &&
           Number(d) + Number(b) <= dutchMax) {
         var pts = Number(d) * dp + Number(b) * bp;
-        out.textContent = (pts >= 0 ? "+" : "") + pts;  // the server's "%+d"
+        out.textContent = signed(pts);
       } else {
         out.textContent = "";
       }
@@ -60,7 +93,8 @@
     if (copy) {
       var field = document.getElementById(copy.dataset.copy);
       field.select();
-      var done = function () { copy.textContent = "Copied"; setTimeout(function () { copy.textContent = "Copy"; }, 2000); };
+      var label = copy.dataset.label || (copy.dataset.label = copy.textContent);  // "Copy", in the page's language
+      var done = function () { copy.textContent = phrase("copied"); setTimeout(function () { copy.textContent = label; }, 2000); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(field.value).then(done, function () { document.execCommand("copy"); done(); });
       } else {
@@ -142,7 +176,7 @@
     if (done) done.remove();
     // The start page: a starting score's label names the player as their name is typed.
     var label = event.target.id && document.querySelector("[data-name-of='" + event.target.id + "']");
-    if (label) label.textContent = "Starting score — " + (event.target.value.trim() || label.dataset.unnamed);
+    if (label) label.textContent = phrase("starting_score", { name: event.target.value.trim() || label.dataset.unnamed });
   });
 
   // --- live view: htmx's SSE extension follows the game (see game.html); this adds what it lacks ----
@@ -150,7 +184,7 @@
   // EventSource CLOSED; the extension then tries again with a growing delay. Meanwhile the page says it
   // is not live and asks for the scoreboard every 20 s (a 204 when nothing is new); an opened stream
   // ends the polling, and its first message brings the page up to date.
-  var pollTimer = null, POLL_MS = 20000, retryDelay = 1000;
+  var pollTimer = null, POLL_MS = 20000, retryDelay = 1000;  // base.html's "not_live" says the same 20 s
 
   function refresh() {
     var live = document.getElementById("live-refresh");
@@ -165,7 +199,7 @@
       note.id = "not-live";
       note.className = "not-live";
       note.setAttribute("role", "status");
-      note.textContent = "Not live right now: this page checks for new rounds every 20 seconds.";
+      note.textContent = phrase("not_live");
       game.insertAdjacentElement("beforebegin", note);
     } else if (!on && note) {
       note.remove();
@@ -229,9 +263,9 @@
       return;
     }
     if (!xhr.status) {
-      requestError("No connection: nothing was saved. Try again when you're back online.");
+      requestError(phrase("offline"));
     } else if (xhr.status >= 400 && !xhr.getResponseHeader("HX-Retarget")) {
-      requestError("Something went wrong (" + xhr.status + "): nothing was saved. Reload the page and try again.");
+      requestError(phrase("failed", { status: xhr.status }));
     }
   });
 
@@ -461,13 +495,13 @@
       clock.textContent = "";
     } else {
       var elapsed = -left;
-      say = elapsed < 2000 && !round.late ? "Blitz!" : "";
+      say = elapsed < 2000 && !round.late ? TEXT.blitz : "";
       clock.textContent = clockText(Math.floor(elapsed / 1000));
       wait = 1000 - (elapsed % 1000);
     }
     if (say !== round.said) {
       // Only the countdown is announced (role=timer, aria-live=assertive); the m:ss clock is not.
-      if (say === "Blitz!") {
+      if (say === TEXT.blitz) {
         buzz(400);
         round.firedAt = Date.now();
       } else if (say) {
@@ -512,11 +546,13 @@
 // The server knows no time zone: it writes UTC ("21:04 UTC") with the ISO time in <time datetime>;
 // each phone shows its own local time. A revert that was refused says why beside it: focused, in view.
 (function () {
+  var lang = document.documentElement.lang || undefined;
   function localTimes(root) {
     root.querySelectorAll(".changes time[datetime]").forEach(function (time) {
       var at = new Date(time.getAttribute("datetime"));
       if (isNaN(at.getTime())) return;
-      time.textContent = at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      // In the page's language ("21:04", "9:04 PM"), in the phone's own time zone.
+      time.textContent = at.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
       time.title = time.getAttribute("datetime");
     });
   }

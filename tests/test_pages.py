@@ -397,7 +397,7 @@ def test_the_worked_example_played_without_javascript(worked: Table):
     assert texts(page.select("#history li[data-round='1'] .who")) == NAMES
     assert texts(page.select("#history li.start .who")) == NAMES
     assert texts(page.select("#history li.start .total")) == ["58", "70", "30", "20"]
-    assert history(page) == [["1", "+22 80 22/0", "+8 78 14/3", "+1 31 11/5", "-5 15 9/7"]]
+    assert history(page) == [["1", "+22 80 22/0", "+8 78 14/3", "+1 31 11/5", "−5 15 9/7"]]
 
     banner = page.select_one("#banner")
     assert banner is not None
@@ -426,7 +426,7 @@ def test_no_points_preview_for_a_count_the_rules_refuse(worked: Table):
     response = worked.save_round([(41, 0), (14, 11), (30, 10), (9, 7)])  # 41 Dutch; 11 left; 40 in all
     assert response.status_code == 422
     page = html(response)
-    assert texts(page.select("#round-entry output[data-points]")) == ["", "", "+10", "-5"]
+    assert texts(page.select("#round-entry output[data-points]")) == ["", "", "+10", "−5"]
 
 
 def test_the_start_page_says_how_a_game_is_won(client: TestClient):
@@ -620,7 +620,7 @@ def test_delete_asks_first_and_later_rounds_move_up(client: TestClient):
     assert response.status_code == 303
     assert response.headers["location"] == table.url
     page = table.page()
-    assert history(page) == [["1", "+10 10 10/0", "+1 1 5/2"], ["2", "+1 11 1/0", "-8 -7 2/5"]]
+    assert history(page) == [["1", "+10 10 10/0", "+1 1 5/2"], ["2", "+1 11 1/0", "−8 -7 2/5"]]
     assert totals_of(page) == {"Ana": 11, "Ben": -7}
     # The same confirmation posted again is stale now: 409 and nothing more is deleted.
     response = table.submit(form)
@@ -712,7 +712,7 @@ def test_changing_the_house_rules_mid_game_recomputes_the_totals(client: TestCli
     assert totals_of(page) == {"Ana": 30, "Ben": 5}
     assert history(page) == [["1", "+30 30 10/0", "+5 5 5/2"]]
     assert text(page.select_one("#banner h2")) == "🏆 Ana wins with 30!"
-    assert text(page.select_one("#scoreboard .rules-line")) == "To 30 · +3 per Dutch card · -5 per Blitz card"
+    assert text(page.select_one("#scoreboard .rules-line")) == "To 30 · +3 per Dutch card · −5 per Blitz card"
     assert table.api()["rules"] == {"target": 30, "dutch_points": 3, "blitz_points": -5, "tie_break": "play_on"}
 
 
@@ -783,6 +783,7 @@ def test_view_page_is_read_only_with_scoreboard_history_chart_and_qr(client: Tes
     assert response.status_code == 200
     page = html(response)
     assert page.select_one("body.viewer") is not None
+    language_switch(page).decompose()  # the one form a reader has: it changes this browser's language only
     assert page.select("form") == []
     assert page.select("[hx-post], [hx-put], [hx-delete], [hx-patch]") == []
     assert page.select("input[name=csrf]") == []
@@ -806,7 +807,7 @@ def test_view_page_is_read_only_with_scoreboard_history_chart_and_qr(client: Tes
 
     assert [r["name"] for r in scoreboard(page)] == ["Ana", "Ben", "Cy", "Dee"]
     assert text(page.select_one("#banner h2")) == "🏆 Ana wins with 80!"
-    assert history(page) == [["1", "+22 80 22/0", "+8 78 14/3", "+1 31 11/5", "-5 15 9/7"]]
+    assert history(page) == [["1", "+22 80 22/0", "+8 78 14/3", "+1 31 11/5", "−5 15 9/7"]]
 
     chart = page.select_one("#chart svg.chart")
     assert chart is not None
@@ -902,6 +903,7 @@ def test_a_browser_without_the_cookie_may_watch_but_not_keep_score(worked: Table
     page = html(response)
     assert text(page.select_one("h1")) == "You can watch this game"
     assert page.select_one(f'a[href="/g/{worked.id}"]') is not None
+    language_switch(page).decompose()
     assert page.select("form") == []
     for action, data in posts:
         response = stranger.post(action, data=data, follow_redirects=False)
@@ -1051,6 +1053,15 @@ def csp_directives(response: httpx.Response) -> dict[str, list[str]]:
         name, *values = part.split()
         directives[name.lower()] = values
     return directives
+
+
+def language_switch(page: BeautifulSoup) -> Tag:
+    """The header's language switch (every page has it): a form that posts only the language."""
+    switch = page.select_one("header form.lang-switch")
+    assert switch is not None
+    assert switch["action"] == "/language"
+    assert {field["name"] for field in switch.select("input, button")} == {"next", "lang"}
+    return switch
 
 
 def assert_no_inline_script(page: BeautifulSoup) -> None:

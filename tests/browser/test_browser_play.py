@@ -77,7 +77,7 @@ def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones
     # Cy and Dee typed.
     fill_round(page, ["Cy", "Dee"], [(11, 5), (9, 7)])
     expect(points(page, "Cy")).to_have_text("+1")
-    expect(points(page, "Dee")).to_have_text("-5")
+    expect(points(page, "Dee")).to_have_text("−5")  # a real minus sign (U+2212), as the server writes it
     phones.screenshot(page, "scorekeeper")
 
     save_button = page.get_by_role("button", name="Save round")
@@ -91,7 +91,7 @@ def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones
     expect(scoreboard(page).locator(".rank")).to_have_text(["1", "2", "3", "4"])
     expect(page.locator("#scoreboard li.leader .name")).to_have_text("Ana ★")
     expect(page.locator("#round-entry")).to_have_count(0)
-    expect(page.locator("#history li[data-round] .points")).to_have_text(["+22", "+8", "+1", "-5"])
+    expect(page.locator("#history li[data-round] .points")).to_have_text(["+22", "+8", "+1", "−5"])
     expect(page.locator("#chart polyline")).to_have_count(4)
     assert navigations == []  # saved by htmx, no page load
     phones.screenshot(page, "game-over")
