@@ -27,7 +27,6 @@ from typing import Any
 from babel import Locale
 from babel.dates import format_datetime as _format_datetime
 from babel.dates import format_time as _format_time
-from babel.lists import format_list as _format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -35,7 +34,6 @@ from babel.support import Translations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT
-from app.names import join_names as english_list
 
 # Each language named in itself, for the switch: a reader who does not know the current language
 # must still find their own.
@@ -228,11 +226,12 @@ def signed(value: int) -> str:
 
 
 def join_names(names: Iterable[str]) -> str:
-    """ "Ana", "Ana and Ben", "Ana, Ben and Cy" in the request's language."""
+    """ "Ana", "Ana and Ben", "Ana, Ben and Cy" in the request's language (the last link through the
+    catalogs: "и", "und")."""
     names = list(names)
-    if _formats.get(_current.get(), DEFAULT) == "en":  # English as it always read: no serial comma
-        return english_list(names)
-    return _format_list(names, locale=_locale()) if names else ""
+    if len(names) <= 1:
+        return "".join(names)
+    return gettext("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
 def time_of_day(moment: datetime) -> str:

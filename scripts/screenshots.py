@@ -3,7 +3,9 @@ round entry as the phone's screen shows it, the history on a phone, and the TV v
 
 Run with `.venv/bin/python scripts/screenshots.py`. It starts its own server on a temporary SQLite
 file (as the browser tests do), plays a short game in Debian's Chromium (or $BLITZBOARD_CHROMIUM), and
-writes docs/screenshot-{keeper,view,entry,history,tv}.png.
+writes docs/screenshot-{keeper,view,entry,history,tv}.png, and the same game's scorekeeper's page in
+Russian and view page in German (each chosen by the browser's own language, as a phone sends it):
+docs/screenshot-keeper-ru.png and docs/screenshot-view-de.png.
 """
 
 from __future__ import annotations
@@ -72,10 +74,23 @@ def main() -> None:
                 tv.goto(keeper.url.removesuffix("/score") + "?tv=1")
                 expect(tv.locator(".round-count")).to_have_text(f"· after round {len(ROUNDS)}")
                 tv.screenshot(path=DOCS / "screenshot-tv.png", caret="initial")
+
+                # The same game in other languages: the keeper's cookie, a Russian phone; a German viewer.
+                russian = browser.new_context(
+                    **options, storage_state=keeper.context.storage_state(), locale="ru-RU"
+                ).new_page()
+                russian.goto(keeper.url)
+                expect(russian.locator("html")).to_have_attribute("lang", "ru")
+                russian.locator("#main").click(position={"x": 1, "y": 1})
+                russian.screenshot(path=DOCS / "screenshot-keeper-ru.png", full_page=True, caret="initial")
+                german = browser.new_context(**options, locale="de-DE").new_page()
+                german.goto(keeper.url.removesuffix("/score"))
+                expect(german.locator("html")).to_have_attribute("lang", "de")
+                german.screenshot(path=DOCS / "screenshot-view-de.png", full_page=True, caret="initial")
                 browser.close()
         finally:
             server.stop()
-    for name in ("keeper", "view", "entry", "history", "tv"):
+    for name in ("keeper", "view", "entry", "history", "tv", "keeper-ru", "view-de"):
         name = f"screenshot-{name}.png"
         print(DOCS / name)
 

@@ -28,7 +28,14 @@ PSEUDO = "qps"  # a private-use language tag: never a real one
 OPEN, CLOSE = "⟦", "⟧"
 # What the pages may show untranslated: names (the players', the brand's, each language's own), numbers,
 # signs and punctuation. Anything with a letter beyond these went past the catalogs.
-NAMES = {p["name"] for p in WORKED_EXAMPLE_PLAYERS} | {"Friday", "Blitzboard", "Blitz", "board"}
+NAMES = {p["name"] for p in WORKED_EXAMPLE_PLAYERS} | {
+    "Friday",
+    "Blitzboard",
+    "Blitz",
+    "board",
+    "API",
+    "ReDoc",
+}  # the API docs' title names products
 LANGUAGE_NAMES = set(i18n.LANGUAGES.values()) | {code.upper() for code in i18n.LANGUAGES}
 # The attributes people hear or see (a screen reader's name, a tooltip, a field's hint).
 READ_ATTRIBUTES = ("aria-label", "title", "placeholder", "alt", "data-unnamed")
@@ -36,16 +43,7 @@ READ_ATTRIBUTES = ("aria-label", "title", "placeholder", "alt", "data-unnamed")
 # done apart from the templates. Each is matched whole; remove a line once its text goes through the
 # catalogs. Template text never belongs here.
 PLAYER = "(" + "|".join(sorted(p["name"] for p in WORKED_EXAMPLE_PLAYERS)) + ")"
-FROM_PYTHON = [
-    r"Round \d+ (saved|corrected)",  # app/routes/game_pages.py: the confirmation after a save
-    rf"{PLAYER} (wins next round with|needs) .+",  # app/web/context.py: what it takes
-    rf"{PLAYER}(, {PLAYER})* and {PLAYER}",  # names joined in English (app/names.py, via app/web/context.py
-    # and app/routes/start.py; app.i18n.join_names says them in the request's language)
-    r"playing|finished",  # app/routes/start.py: a game's status in "Your games"
-    r".* must be a whole number",  # app/web/forms.py: the forms' messages
-    r"There is no game .*|This game was deleted by its scorekeeper",  # app/errors.py
-    r"Blitzboard API( — ReDoc)?",  # app/routes/docs.py: the API docs' title
-]
+FROM_PYTHON: list[str] = []
 
 
 # --- the templates' own text ---------------------------------------------------------------------
@@ -53,6 +51,13 @@ FROM_PYTHON = [
 
 SLOT = "\x01"  # where a template prints a value: a translated text, a name, a number
 NOT_TEXT_BLOCKS = {"referrer", "body_class", "here"}  # base.html's blocks that fill an attribute no one reads
+
+
+def without_markers(text: str) -> str:
+    """Text with every ⟦…⟧ taken out, innermost first (a translation may hold another)."""
+    while (shorter := re.sub(r"⟦[^⟦⟧]*⟧", " ", text)) != text:
+        text = shorter
+    return text
 
 
 def literal_html(node: nodes.Node, out: list[str]) -> None:
@@ -154,7 +159,7 @@ def unwrapped(page: BeautifulSoup) -> list[tuple[str, str]]:
             outside.append(char if depth == 0 and char not in (OPEN, CLOSE) else " ")
         found.append((node.parent.name, "".join(outside)))
     assert depth == 0, "a ⟦ without its ⟧"
-    found += [(where, re.sub(r"⟦[^⟦⟧]*⟧", " ", text)) for where, text in visible_texts(page) if "[" in where]
+    found += [(where, without_markers(text)) for where, text in visible_texts(page) if "[" in where]
     texts = [(where, " ".join(text.split()).strip(" ·:;,.")) for where, text in found if words(text)]
     return [(where, text) for where, text in texts if not any(re.fullmatch(p, text) for p in FROM_PYTHON)]
 

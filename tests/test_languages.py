@@ -1,0 +1,163 @@
+"""Which language a request gets (app/i18n.py): Accept-Language with its qualities, the switch's cookie
+on pages (not on the API), what the answer says about it, and the formatting helpers."""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import i18n
+from tests.helpers import html
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (None, None),
+        ("", None),
+        ("ru", "ru"),
+        ("de-AT", "de"),
+        ("RU-ru", "ru"),
+        ("fr, de;q=0.8, ru;q=0.9", "ru"),  # by quality, not by position
+        ("de;q=0.5, ru;q=0.5", "de"),  # equal qualities: the header's order
+        ("ru;q=0, de", "de"),  # q=0: not this one
+        ("ru;q=0", None),
+        ("fr, it", None),
+        ("fr, *;q=0.1", "en"),  # anything: the default
+        ("en-GB,en;q=0.9,ru;q=0.8", "en"),
+        ("de;q=abc, ru", "ru"),  # a malformed quality counts as 0
+        ("x-klingon-!!, de", "de"),  # a malformed range is skipped
+        ("ru;q=1.5", None),  # a quality over 1 is not a quality
+    ],
+)
+def test_accept_language_picks_the_best_language_we_speak(header, expected):
+    assert i18n.from_accept_language(header) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "cookie", "header", "expected"),
+    [
+        ("/", None, None, "en"),
+        ("/", "de", "ru", "de"),  # the switch beats the browser's languages
+        ("/", "xx", "ru", "ru"),  # an unknown cookie is ignored
+        ("/api/v1/games", "de", "ru", "ru"),  # programs follow Accept-Language only
+        ("/api/v1/games", "de", None, "en"),
+    ],
+)
+def test_pages_follow_the_switch_and_the_api_follows_accept_language(path, cookie, header, expected):
+    assert i18n.choose(path, cookie, header) == expected
+
+
+class Marked(gettext.NullTranslations):
+    """A stand-in language whose every message is visibly translated."""
+
+    def gettext(self, message):
+        return f"⟦{message}⟧"
+
+    def ngettext(self, singular, plural, n):
+        return f"⟦{singular if n == 1 else plural}⟧"
+
+
+@pytest.fixture
+def marked() -> Iterator[str]:
+    i18n.register("qps", Marked())
+    yield "qps"
+    i18n.unregister("qps")
+
+
+def test_every_answer_says_its_language_and_varies_by_it(client: TestClient, marked):
+    page = client.get("/", headers={"Accept-Language": "qps"})
+    assert page.headers["Content-Language"] == "qps"
+    assert {"Accept-Language", "Cookie"} <= {v.strip() for v in page.headers["Vary"].split(",")}
+    assert html(page).html["lang"] == "qps"
+    api = client.get("/api/v1/games/nope", headers={"Accept-Language": "qps"})
+    assert api.headers["Content-Language"] == "qps" and "Accept-Language" in api.headers["Vary"]
+    plain = client.get("/")
+    assert plain.headers["Content-Language"] == "en" and html(plain).html["lang"] == "en"
+
+
+def test_the_switch_remembers_a_language_and_goes_back(client: TestClient, marked):
+    headers = {"Accept-Language": "de"}
+    answer = client.post(
+        "/language", data={"lang": "ru", "next": "/g/abc?x=1"}, headers=headers, follow_redirects=False
+    )
+    assert answer.status_code == 303 and answer.headers["location"] == "/g/abc?x=1"
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith(f"{i18n.COOKIE}=ru;") and "Max-Age=31536000" in cookie and "HttpOnly" in cookie
+    assert client.get("/", headers=headers).headers["Content-Language"] == "ru"  # remembered, beats Accept-Language
+    # Programs are not steered by a page's cookie.
+    assert client.get("/api/v1/games/nope", headers=headers).headers["Content-Language"] == "de"
+
+
+@pytest.mark.parametrize("target", ["//evil.example/", "https://evil.example/", "/\\evil.example", "", None])
+def test_the_switch_goes_back_only_to_a_page_of_this_site(client: TestClient, target):
+    data = {"lang": "de"} | ({"next": target} if target is not None else {})
+    answer = client.post("/language", data=data, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
+
+
+def test_the_switch_refuses_an_unknown_language_and_another_site(client: TestClient):
+    unknown = client.post("/language", data={"lang": "xx", "next": "/"}, follow_redirects=False)
+    assert unknown.status_code == 422 and "set-cookie" not in unknown.headers
+    foreign = client.post(
+        "/language", data={"lang": "de"}, headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False
+    )
+    assert foreign.status_code == 403 and "set-cookie" not in foreign.headers
+
+
+def test_a_view_page_kept_in_one_language_is_not_current_in_another(client: TestClient, make_game, marked):
+    game = make_game()
+    first = client.get(f"/g/{game.id}")
+    etag = first.headers["ETag"]
+    assert client.get(f"/g/{game.id}", headers={"If-None-Match": etag}).status_code == 304
+    other = client.get(f"/g/{game.id}", headers={"If-None-Match": etag, "Accept-Language": "qps"})
+    assert other.status_code == 200 and other.headers["ETag"] != etag
+
+
+def test_a_share_link_carries_no_language_and_each_reader_gets_their_own(client: TestClient, make_game, marked):
+    game = make_game()
+    client.post("/language", data={"lang": "de", "next": "/"})  # the keeper reads German...
+    for link in game.body["urls"].values():
+        assert "lang" not in link and "de" not in link.split("/")
+    client.cookies.clear()  # ...a viewer opening the link gets their own browser's language
+    view = client.get(urlsplit(game.body["urls"]["view"]).path)
+    assert view.status_code == 200
+    assert view.headers["Content-Language"] == "en"
+    marked_view = client.get(f"/g/{game.id}", headers={"Accept-Language": "qps"})
+    assert marked_view.headers["Content-Language"] == "qps"
+
+
+@pytest.mark.parametrize(
+    ("lang", "value", "expected"),
+    [
+        ("en", 12, "+12"),
+        ("en", -5, "\u22125"),
+        ("en", 0, "0"),
+        ("en", 12345, "+12,345"),
+        ("de", 12345, "+12.345"),
+        ("ru", -12345, "\u221212\u00a0345"),
+    ],
+)
+def test_signed_points_read_the_language_s_way(lang, value, expected):
+    token = i18n.use(lang)
+    try:
+        assert i18n.signed(value) == expected
+    finally:
+        i18n.reset(token)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en", "Ana, Ben and Cy"), ("de", "Ana, Ben und Cy"), ("ru", "Ana, Ben и Cy")],
+)
+def test_lists_of_names_read_the_language_s_way(lang, expected):
+    token = i18n.use(lang)
+    try:
+        assert i18n.join_names(["Ana", "Ben", "Cy"]) == expected
+        assert i18n.join_names(["Ana"]) == "Ana" and i18n.join_names([]) == ""
+    finally:
+        i18n.reset(token)
