@@ -4,6 +4,7 @@ on pages (not on the API), what the answer says about it, and the formatting hel
 from __future__ import annotations
 
 import gettext
+import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
@@ -11,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import i18n
-from tests.helpers import html
+from tests.helpers import claim, csrf_of, html, round_form
 
 
 @pytest.mark.parametrize(
@@ -161,3 +162,56 @@ def test_lists_of_names_read_the_language_s_way(lang, expected):
         assert i18n.join_names(["Ana"]) == "Ana" and i18n.join_names([]) == ""
     finally:
         i18n.reset(token)
+
+
+# --- the real catalogs, end to end ------------------------------------------------------------------
+
+CYRILLIC = re.compile("[а-яё]", re.I)
+
+
+def in_catalog(lang: str, english: str) -> str:
+    token = i18n.use(lang)
+    try:
+        return i18n.gettext(english)
+    finally:
+        i18n.reset(token)
+
+
+def test_an_api_problem_in_russian_and_german_keeps_what_clients_rely_on(client: TestClient, make_game):
+    game = make_game()
+    bad = game.scores([(41, 0), (2, 4), (1, 6), (0, 8)])
+    answers = {
+        lang: client.post(f"/api/v1/games/{game.id}/rounds", json=bad, headers=game.auth | {"Accept-Language": lang})
+        for lang in ("en", "ru", "de")
+    }
+    bodies = {lang: answer.json() for lang, answer in answers.items()}
+    for lang, answer in answers.items():
+        assert answer.status_code == 422 and answer.headers["Content-Language"] == lang
+        assert bodies[lang]["type"] == bodies["en"]["type"] and bodies[lang]["status"] == 422
+        assert [e["field"] for e in bodies[lang]["errors"]] == [e["field"] for e in bodies["en"]["errors"]]
+    assert bodies["en"]["title"] == "Invalid input"
+    assert bodies["de"]["title"] == in_catalog("de", "Invalid input") != "Invalid input"
+    for field in ("title", "detail"):
+        assert CYRILLIC.search(bodies["ru"][field]), bodies["ru"][field]
+    assert all(CYRILLIC.search(e["message"]) for e in bodies["ru"]["errors"])
+    assert all(e["message"] not in {x["message"] for x in bodies["en"]["errors"]} for e in bodies["de"]["errors"])
+
+
+def test_the_pages_and_a_form_error_in_russian(client: TestClient, make_game):
+    game = make_game()
+    claim(client, game.id, game.key)
+    client.cookies.set(i18n.COOKIE, "ru")
+    keeper = html(client.get(f"/g/{game.id}/score"))
+    assert keeper.html["lang"] == "ru"
+    save = keeper.select_one("#round-entry button[type=submit]")
+    assert save is not None and save.get_text(strip=True) == in_catalog("ru", "Save round")
+    assert CYRILLIC.search(save.get_text())
+    refused = client.post(
+        f"/g/{game.id}/rounds",
+        data=round_form(game.player_ids, [(3, 1), (2, 4), (1, 6), (0, 8)], csrf_of(client, game.id)),
+    )
+    assert refused.status_code == 422
+    message = html(refused).select_one(".form-error")
+    assert message is not None and CYRILLIC.search(message.get_text()), message
+    view = html(client.get(f"/g/{game.id}?tv=1", headers={"Accept-Language": "de"}))
+    assert view.html["lang"] == "ru"  # the switch's cookie beats the browser's languages
