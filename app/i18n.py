@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import Translations
+from jinja2 import pass_eval_context
+from jinja2.nodes import EvalContext
+from markupsafe import Markup
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT
@@ -207,12 +211,21 @@ def pgettext(context: str, message: str) -> str:
     return _translations().pgettext(context, message)
 
 
+@lru_cache(maxsize=16)
+def _babel_locale(code: str) -> Locale:
+    return Locale.parse(code)
+
+
 def _locale() -> Locale:
-    return Locale.parse(_formats.get(_current.get(), DEFAULT))
+    return _babel_locale(_formats.get(_current.get(), DEFAULT))
 
 
 def number(value: int | float) -> str:
-    """1234 as "1,234", "1 234" or "1.234"."""
+    """1234 as "1,234", "1 234" or "1.234". Whole numbers under 1,000 are written alike in every
+    language we speak (no grouping, ASCII digits), and pages print thousands of them (a long game's
+    history): those skip Babel."""
+    if type(value) is int and -1000 < value < 1000:
+        return str(value)
     return format_decimal(value, locale=_locale())
 
 
@@ -255,11 +268,40 @@ def problem_text(problem) -> str:
     return format_message(gettext(MESSAGES[problem.code]), problem.params)
 
 
+# Jinja2's own newstyle callables take the whole template context (pass_context), and a call inside a
+# loop then copies every variable of the page into a derived context first: a thousand-round history
+# paid that some twenty times a round. These take only the evaluation context (for autoescape) and do
+# what Jinja2's do: the translation, marked safe under autoescape, then `% variables` (always, as the
+# {% trans %} tag expects; "%%" is a literal percent sign in a msgid or msgstr).
+
+
+@pass_eval_context
+def _jinja_gettext(eval_ctx: EvalContext, __string: str, **variables: Any) -> str:
+    rv = gettext(__string)
+    return (Markup(rv) if eval_ctx.autoescape else rv) % variables
+
+
+@pass_eval_context
+def _jinja_ngettext(eval_ctx: EvalContext, __singular: str, __plural: str, __num: int, **variables: Any) -> str:
+    variables.setdefault("num", __num)
+    rv = ngettext(__singular, __plural, __num)
+    return (Markup(rv) if eval_ctx.autoescape else rv) % variables
+
+
+@pass_eval_context
+def _jinja_pgettext(eval_ctx: EvalContext, __context: str, __string: str, **variables: Any) -> str:
+    variables.setdefault("context", __context)
+    rv = pgettext(__context, __string)
+    return (Markup(rv) if eval_ctx.autoescape else rv) % variables
+
+
 def install(env) -> None:
-    """Jinja2's i18n extension with these callables ({% trans %}, _(), ngettext) and the filters."""
+    """Jinja2's i18n extension ({% trans %}, _(), ngettext, pgettext in the request's language), and
+    the filters `signed` and `num`."""
     env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_callables(gettext, ngettext, newstyle=True, pgettext=pgettext)
+    env.globals.update(gettext=_jinja_gettext, _=_jinja_gettext, ngettext=_jinja_ngettext, pgettext=_jinja_pgettext)
     env.filters["signed"] = signed
     env.filters["num"] = number
     env.globals["languages"] = LANGUAGES

@@ -148,6 +148,12 @@ def game_context(
         # time by number for the history (`timings[r.number].duration_s`, `.duration_text`).
         "timer": _timer(view),
         "timings": view.timings(),
+        # The history's per-player labels, translated once per page and filled in per cell with
+        # Jinja's `format` filter: a thousand-round history has eight cells a round.
+        "cell_labels": {
+            "total": _("total %(total)s"),
+            "cards": _("%(dutch)s Dutch, %(blitz)s Blitz"),
+        },
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
         # What a live page asks for after each version event: the view page's fragment, or the keeper's.
         "fragment_url": request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
