@@ -1,11 +1,12 @@
 """The languages the app speaks (English, Russian, German): the gettext catalogs, which one a request
-gets, and numbers, lists and times in that language's way.
+gets, and numbers and lists of names in that language's way.
 
 The catalogs are `locales/<lang>/LC_MESSAGES/messages.po`, extracted with Babel (scripts/i18n) from the
-templates and the Python code; they are compiled in memory when the app starts, so no `.mo` file is
-ever committed or built by hand. A request's language is set once by the `Languages` middleware
-(the `lang` cookie of the language switch, else Accept-Language with its quality values, else
-English) and read by `_()`, `ngettext()` and the formatting helpers through a context variable, so
+templates and the Python code; `create_app` compiles them in memory (`load_catalogs()`, or the first
+translation, whichever comes first), so no `.mo` file is ever committed or built by hand, and a
+missing catalog stops the app rather than answer in English under another language's name. A
+request's language is set once by the `Languages` middleware (the language switch's
+`blitzboard_lang` cookie, else Accept-Language with its quality values, else English) and read by `_()`, `ngettext()` and the formatting helpers through a context variable, so
 code that builds a message (a use case raising an error, a template) never passes it around.
 The API follows Accept-Language only: a cookie set by a page does not change what a program reads.
 
@@ -20,14 +21,11 @@ import io
 import re
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
-from babel.dates import format_datetime as _format_datetime
-from babel.dates import format_time as _format_time
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -50,6 +48,7 @@ MINUS = "\u2212"  # a real minus sign: "−5" lines up with "+12" where a hyphen
 
 _current: ContextVar[str] = ContextVar("blitzboard_language", default=DEFAULT)
 _catalogs: dict[str, _gettext.NullTranslations] = {}
+_loaded: list[bool] = []  # load_catalogs() has run
 # What numbers and lists are formatted like, per language; a test's pseudo-language borrows English.
 _formats: dict[str, str] = {}
 
@@ -69,25 +68,36 @@ def load_catalog(path: Path) -> Translations:
     return Translations(fp=compiled, domain=DOMAIN)
 
 
-def load_catalogs(directory: Path = LOCALES_DIR) -> None:
+def read_catalogs(directory: Path) -> dict[str, _gettext.NullTranslations]:
+    """Every language's catalog from `directory` (English needs none: its msgids are its text)."""
+    catalogs: dict[str, _gettext.NullTranslations] = {DEFAULT: _gettext.NullTranslations()}
     for lang in LANGUAGES:
-        po = directory / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
-        _catalogs[lang] = load_catalog(po) if po.is_file() and lang != DEFAULT else _gettext.NullTranslations()
-        _formats[lang] = lang
+        if lang != DEFAULT:
+            po = directory / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+            if not po.is_file():
+                raise RuntimeError(f"the {LANGUAGES[lang]} catalog is missing: {po}")
+            catalogs[lang] = load_catalog(po)
+    return catalogs
+
+
+def load_catalogs() -> dict[str, _gettext.NullTranslations]:
+    """The shipped catalogs, compiled once per process."""
+    if not _loaded:
+        _catalogs.update(read_catalogs(LOCALES_DIR))
+        _formats.update({lang: lang for lang in LANGUAGES})
+        _loaded.append(True)
+    return _catalogs
 
 
 def register(lang: str, translations: _gettext.NullTranslations, formats_like: str = DEFAULT) -> None:
     """Adds a language at run time (the tests' pseudo-language)."""
-    _catalogs[lang] = translations
+    load_catalogs()[lang] = translations
     _formats[lang] = formats_like
 
 
 def unregister(lang: str) -> None:
     _catalogs.pop(lang, None)
     _formats.pop(lang, None)
-
-
-load_catalogs()
 
 
 # --- the request's language ---------------------------------------------------------------------
@@ -99,25 +109,27 @@ def current() -> str:
 
 def use(lang: str):
     """Sets the language for what follows in this context; returns the token to reset it with."""
-    return _current.set(lang if lang in _catalogs else DEFAULT)
+    return _current.set(lang if lang in load_catalogs() else DEFAULT)
 
 
 def reset(token) -> None:
     _current.reset(token)
 
 
-_TAG = re.compile(r"^\s*([A-Za-z]{1,8}|\*)(?:-[A-Za-z0-9]{1,8})*\s*$")
+_TAG = re.compile(r"^\s*([A-Za-z]{1,8}|\*)(?:[-_][A-Za-z0-9]{1,8})*\s*$")  # "en_US" from some programs
 
 
 def from_accept_language(header: str | None) -> str | None:
     """The best language we speak for an Accept-Language header (RFC 9110 §12.5.4), or None.
 
     Ranges are tried by quality, highest first, in the header's order among equals; "de-AT" matches
-    German; "*" matches the default; a quality of 0 means "not this one".
+    German; "*" matches the first language we speak that the header neither refuses (q=0) nor
+    named; a quality of 0 means "not this one".
     """
     if not header:
         return None
     wanted: list[tuple[float, int, str]] = []
+    refused: set[str] = set()
     for position, part in enumerate(header.split(",")[:32]):
         tag, _, params = part.partition(";")
         match = _TAG.match(tag)
@@ -133,17 +145,21 @@ def from_accept_language(header: str | None) -> str | None:
                     quality = 0.0
         if 0 < quality <= 1:
             wanted.append((-quality, position, match.group(1).lower()))
+        elif quality == 0:
+            refused.add(match.group(1).lower())
+    catalogs = load_catalogs()
+    named = {primary for _, _, primary in wanted} | refused
     for _, _, primary in sorted(wanted):
         if primary == "*":
-            return DEFAULT
-        if primary in _catalogs:
+            return next((lang for lang in LANGUAGES if lang not in named), None)
+        if primary in catalogs:
             return primary
     return None
 
 
 def choose(path: str, cookie: str | None, accept_language: str | None) -> str:
     """A page: the switch's cookie, else Accept-Language. The API: Accept-Language only."""
-    if not path.startswith("/api/") and cookie in _catalogs:
+    if not path.startswith("/api/") and cookie in load_catalogs():
         return cookie
     return from_accept_language(accept_language) or DEFAULT
 
@@ -167,11 +183,12 @@ class Languages:
 
         async def send_with_language(message: Message) -> None:
             if message["type"] == "http.response.start":
-                out = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"content-language"]
+                out = list(message.get("headers", []))
                 existing = [v for k, v in out if k.lower() == b"vary"]
                 out = [(k, v) for k, v in out if k.lower() != b"vary"]
                 out.append((b"vary", b", ".join([*existing, vary])))
-                out.append((b"content-language", lang.encode()))
+                if not any(k.lower() == b"content-language" for k, _ in out):  # a route may know better
+                    out.append((b"content-language", lang.encode()))
                 message = {**message, "headers": out}
             await send(message)
 
@@ -193,7 +210,8 @@ def _cookie_value(header: str) -> str | None:
 
 
 def _translations() -> _gettext.NullTranslations:
-    return _catalogs.get(_current.get()) or _catalogs[DEFAULT]
+    catalogs = _catalogs if _loaded else load_catalogs()
+    return catalogs.get(_current.get()) or catalogs[DEFAULT]
 
 
 def gettext(message: str) -> str:
@@ -245,14 +263,6 @@ def join_names(names: Iterable[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return gettext("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
-
-
-def time_of_day(moment: datetime) -> str:
-    return _format_time(moment, format="short", locale=_locale())
-
-
-def date_time(moment: datetime) -> str:
-    return _format_datetime(moment, format="short", locale=_locale())
 
 
 def format_message(template: str, params: Mapping[str, Any]) -> str:

@@ -16,7 +16,7 @@ from app.config import Settings, get_settings, package_version
 from app.db import make_engine
 from app.errors_http import ServerErrors
 from app.headers import SecurityHeaders
-from app.i18n import Languages
+from app.i18n import Languages, load_catalogs
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener
@@ -63,6 +63,7 @@ def _log_to_stderr_unless_configured(level: str, log_format: LogFormat) -> None:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    load_catalogs()  # every language's catalog, compiled once; a missing one stops the app here
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
-from app.i18n import N_, _, ngettext
+from app.i18n import N_, _, ngettext, number
 from app.problems import problem
 from app.requestid import request_id_of
 
@@ -109,7 +109,7 @@ class BodyLimit:
             "The request body did not arrive within {seconds} second.",
             "The request body did not arrive within {seconds} seconds.",
             n,
-        ).format(seconds=f"{self.seconds:g}")
+        ).format(seconds=number(self.seconds))
 
     async def _too_large(self, scope: Scope, send: Send) -> None:
         if self.max_bytes % 1024 == 0:

@@ -4,7 +4,6 @@ way messages list several. Pure like app.scoring, which uses it: the standard li
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
 
 NAME_MAX_LENGTH = 40
 
@@ -89,12 +88,3 @@ def name_message(code: str) -> tuple[str, dict[str, int]]:
     """A refusal's code as (English template, parameters)."""
     limit = GAME_NAME_MAX_LENGTH if code.startswith("game_") else NAME_MAX_LENGTH
     return NAME_MESSAGES[code], {"max": limit}
-
-
-def join_names(names: Iterable[str]) -> str:
-    """For English text that lists players (logs, exports): "Ana", "Ana and Ben", "Ana, Ben and Cy".
-    What people read goes through app.i18n.join_names, in their language."""
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]

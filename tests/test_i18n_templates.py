@@ -31,11 +31,9 @@ OPEN, CLOSE = "⟦", "⟧"
 NAMES = {p["name"] for p in WORKED_EXAMPLE_PLAYERS} | {
     "Friday",
     "Blitzboard",
-    "Blitz",
-    "board",
     "API",
     "ReDoc",
-}  # the API docs' title names products
+}  # the API docs' title names products; the brand's "Blitz<span>board</span>" is skipped where it stands
 LANGUAGE_NAMES = set(i18n.LANGUAGES.values()) | {code.upper() for code in i18n.LANGUAGES}
 # The attributes people hear or see (a screen reader's name, a tooltip, a field's hint).
 READ_ATTRIBUTES = ("aria-label", "title", "placeholder", "alt", "data-unnamed")
@@ -86,10 +84,17 @@ def words(text: str, allowed: set[str] = NAMES | LANGUAGE_NAMES) -> str:
     return " ".join(re.findall(r"[^\W\d_]+", text))
 
 
+def skipped(node) -> bool:
+    """Not text to check: a comment, a script, or the brand (the logo's "Blitz" and "board")."""
+    if isinstance(node, (Comment, Doctype)) or node.parent.name in ("script", "style"):
+        return True
+    return any(parent.name == "a" and "brand" in (parent.get("class") or []) for parent in node.parents)
+
+
 def visible_texts(page: BeautifulSoup) -> Iterator[tuple[str, str]]:
     """(where, text) for every text node and every read attribute of a page."""
     for node in page.find_all(string=True):
-        if isinstance(node, (Comment, Doctype)) or node.parent.name in ("script", "style"):
+        if skipped(node):
             continue
         yield node.parent.name, str(node)
     for element in page.find_all(True):
@@ -151,7 +156,7 @@ def unwrapped(page: BeautifulSoup) -> list[tuple[str, str]]:
     hold names and numbers: they are inside)."""
     found, depth = [], 0
     for node in page.find_all(string=True):
-        if isinstance(node, (Comment, Doctype)) or node.parent.name in ("script", "style"):
+        if skipped(node):
             continue
         outside = []
         for char in str(node):

@@ -28,7 +28,12 @@ from tests.helpers import claim, csrf_of, html, round_form
         ("ru;q=0, de", "de"),  # q=0: not this one
         ("ru;q=0", None),
         ("fr, it", None),
-        ("fr, *;q=0.1", "en"),  # anything: the default
+        ("fr, *;q=0.1", "en"),  # anything: the first language we speak
+        ("en;q=0, ru;q=0.5, *;q=0.1", "ru"),  # a named range beats "*"...
+        ("en;q=0, *", "ru"),  # ...and "*" never brings back a refused one
+        ("en, ru, de;q=0, *;q=0.5", "en"),
+        ("en_US", "en"),  # an underscore, as some programs send it
+        ("de_AT;q=0.9, ru;q=0.1", "de"),
         ("en-GB,en;q=0.9,ru;q=0.8", "en"),
         ("de;q=abc, ru", "ru"),  # a malformed quality counts as 0
         ("x-klingon-!!, de", "de"),  # a malformed range is skipped
@@ -94,10 +99,15 @@ def test_the_switch_remembers_a_language_and_goes_back(client: TestClient, marke
     assert client.get("/api/v1/games/nope", headers=headers).headers["Content-Language"] == "de"
 
 
-@pytest.mark.parametrize("target", ["//evil.example/", "https://evil.example/", "/\\evil.example", "", None])
-def test_the_switch_goes_back_only_to_a_page_of_this_site(client: TestClient, target):
+@pytest.mark.parametrize(
+    "target",
+    ["//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "/ /x", "/ж", "", None],
+)
+@pytest.mark.parametrize("htmx", [False, True])
+def test_the_switch_goes_back_only_to_a_page_of_this_site(client: TestClient, target, htmx: bool):
     data = {"lang": "de"} | ({"next": target} if target is not None else {})
-    answer = client.post("/language", data=data, follow_redirects=False)
+    headers = {"HX-Request": "true"} if htmx else {}
+    answer = client.post("/language", data=data, headers=headers, follow_redirects=False)
     assert answer.status_code == 303 and answer.headers["location"] == "/"
 
 
@@ -215,3 +225,15 @@ def test_the_pages_and_a_form_error_in_russian(client: TestClient, make_game):
     assert message is not None and CYRILLIC.search(message.get_text()), message
     view = html(client.get(f"/g/{game.id}?tv=1", headers={"Accept-Language": "de"}))
     assert view.html["lang"] == "ru"  # the switch's cookie beats the browser's languages
+
+
+def test_a_missing_catalog_stops_the_app_instead_of_answering_in_english(tmp_path):
+    with pytest.raises(RuntimeError, match="Русский catalog is missing"):
+        i18n.read_catalogs(tmp_path)
+
+
+def test_the_csv_export_says_its_columns_are_english(client: TestClient, make_game):
+    game = make_game()
+    client.cookies.set(i18n.COOKIE, "ru")
+    export = client.get(f"/api/v1/games/{game.id}/export.csv", headers={"Accept-Language": "de"})
+    assert export.status_code == 200 and export.headers["Content-Language"] == "en"

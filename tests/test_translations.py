@@ -17,6 +17,9 @@ from app.config import ROOT
 
 TRANSLATED = ("ru", "de")
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|\{(\w+)\}")
+# Characters a translation must not hold: it is inserted unescaped (marked safe), some of it inside
+# an HTML attribute ("..." around it).
+UNSAFE = re.compile(r'["<>&]')
 
 
 def catalog(lang: str) -> Catalog:
@@ -29,7 +32,13 @@ def messages(cat: Catalog):
 
 
 def placeholders(text: str) -> set[str]:
-    return {a or b for a, b in PLACEHOLDER.findall(text)}
+    """Each placeholder with its style: "%(name)s" and "{name}" are not interchangeable."""
+    return {f"%({a})" if a else f"{{{b}}}" for a, b in PLACEHOLDER.findall(text)}
+
+
+def key(message) -> tuple:
+    """A message as the code looks it up: its context (pgettext) and its msgid (both forms)."""
+    return (message.context, message.id if isinstance(message.id, str) else tuple(message.id))
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +64,8 @@ def test_the_extraction_finds_the_rule_messages_and_the_templates(extracted: Cat
 @pytest.mark.parametrize("lang", ["en", *TRANSLATED])
 def test_every_catalog_holds_exactly_what_the_code_says(extracted: Catalog, lang: str):
     """Run scripts/i18n after adding or changing text: a msgid missing here is shown in English."""
-    wanted = {m.id if isinstance(m.id, str) else tuple(m.id) for m in messages(extracted)}
-    held = {m.id if isinstance(m.id, str) else tuple(m.id) for m in messages(catalog(lang))}
+    wanted = {key(m) for m in messages(extracted)}
+    held = {key(m) for m in messages(catalog(lang))}
     assert sorted(map(str, wanted - held)) == [], "not in the catalog: run scripts/i18n"
     assert sorted(map(str, held - wanted)) == [], "no longer in the code: run scripts/i18n"
 
@@ -88,4 +97,25 @@ def test_every_translation_keeps_the_placeholders_of_its_msgid(lang: str):
 
 
 def test_the_placeholder_check_sees_both_styles():
-    assert placeholders("%(name)s has %(n)d and {count} of {max}") == {"name", "n", "count", "max"}
+    assert placeholders("%(name)s has %(n)d and {count} of {max}") == {"%(name)", "%(n)", "{count}", "{max}"}
+    assert placeholders("%(name)s") != placeholders("{name}")
+
+
+@pytest.mark.parametrize("lang", ["en", *TRANSLATED])
+def test_every_translation_can_be_filled_in_and_is_safe_in_an_attribute(lang: str):
+    """What the app does with each: `.format(**values)` for "{name}" text (Python), `% values` for the
+    rest (Jinja's gettext applies % even to text with no placeholder, so a lone "%" would fail)."""
+    broken = []
+    for message in messages(catalog(lang)):
+        ids = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple | list) else (message.string,)
+        names = {a or b for i in ids for a, b in PLACEHOLDER.findall(i)}
+        values = dict.fromkeys(names, 7) | {"num": 7, "context": ""}
+        for text in [*ids, *(s for s in strings if s)]:
+            try:
+                text.format(**values) if "{" in ids[0] else text % values
+            except (KeyError, ValueError, IndexError, TypeError) as error:
+                broken.append((text, repr(error)))
+            if set(UNSAFE.findall(text)) - set(UNSAFE.findall(ids[0])):  # beyond what the English holds
+                broken.append((text, 'holds one of " < > &'))
+    assert broken == []

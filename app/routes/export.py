@@ -49,5 +49,7 @@ def export_csv(game_id: GameId, games: GamesDep) -> Response:
     return Response(
         "\ufeff" + out.getvalue(),  # a BOM, so spreadsheets read the names as UTF-8
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        # The columns are a data format programs read ("round", "Ana dutch", ...): English in every
+        # language, and the answer says so whatever the reader's language.
+        headers={"Content-Disposition": f'attachment; filename="{filename}"', "Content-Language": "en"},
     )
