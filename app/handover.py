@@ -33,14 +33,10 @@ USED = N_(
     "ask the scorekeeper to show a new one."
 )
 MALFORMED = N_("This is not a handover link of this game: ask the scorekeeper to show it again.")
-# The English of expired() (tests compare pages with it): a count of minutes needs ngettext's plural
-# forms in other languages, which a constant can't hold.
-EXPIRED = (
-    f"This handover link expired (it works for {HANDOVER_MINUTES} minutes): ask the scorekeeper to show a new one."
-)
 
 
 def expired() -> str:
+    """Said of an expired link, in the request's language (a count of minutes: plural forms)."""
     return ngettext(
         "This handover link expired (it works for {minutes} minute): ask the scorekeeper to show a new one.",
         "This handover link expired (it works for {minutes} minutes): ask the scorekeeper to show a new one.",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import gettext as _gettext
 import io
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
@@ -36,6 +36,8 @@ from markupsafe import Markup
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT
+from app.names import N_  # noqa: F401  (marks text for the catalogs; app code imports it from here)
+from app.scoring import MESSAGES, Problem
 
 # Each language named in itself, for the switch: a reader who does not know the current language
 # must still find their own.
@@ -51,11 +53,6 @@ _catalogs: dict[str, _gettext.NullTranslations] = {}
 _loaded: list[bool] = []  # load_catalogs() has run
 # What numbers and lists are formatted like, per language; a test's pseudo-language borrows English.
 _formats: dict[str, str] = {}
-
-
-def N_(text: str) -> str:
-    """Marks text for the catalogs where it is defined (a class attribute, a table); translated later."""
-    return text
 
 
 def load_catalog(path: Path) -> Translations:
@@ -265,17 +262,10 @@ def join_names(names: Iterable[str]) -> str:
     return gettext("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])
 
 
-def format_message(template: str, params: Mapping[str, Any]) -> str:
-    """A translated template with its parameters filled in. Numbers in messages (limits, ids, counts)
-    are written as plain digits in every language, as in the English wording."""
-    return template.format(**params)
-
-
-def problem_text(problem) -> str:
-    """A rules-engine Problem (app.scoring) in the request's language."""
-    from app.scoring import MESSAGES
-
-    return format_message(gettext(MESSAGES[problem.code]), problem.params)
+def problem_text(problem: Problem) -> str:
+    """A rules-engine Problem (app.scoring) in the request's language. Numbers in it (limits, ids,
+    counts) stay plain digits in every language, as in the English wording."""
+    return gettext(MESSAGES[problem.code]).format(**problem.params)
 
 
 # Jinja2's own newstyle callables take the whole template context (pass_context), and a call inside a

@@ -12,23 +12,16 @@
 
   // --- the page's language: what this script says, and its numbers ----------------------------------
   // base.html writes the words in the page's language as JSON into <meta name="js-text"> (data, never
-  // run: the CSP allows it); "{name}" in them marks where a value goes. English stays if it is missing.
-  var TEXT = {
-    copied: "Copied",
-    blitz: "Blitz!",
-    starting_score: "Starting score — {name}",
-    not_live: "Not live right now: this page checks for new rounds every 20 seconds.",
-    offline: "No connection: nothing was saved. Try again when you're back online.",
-    failed: "Something went wrong ({status}): nothing was saved. Reload the page and try again."
-  };
+  // run: the CSP allows it); "{name}" in them marks where a value goes. Every page this script runs on
+  // comes from base.html, so the words are always there: the catalogs are their only copy.
+  var TEXT = {};
   try {
-    var given = JSON.parse(document.querySelector("meta[name='js-text']").content);
-    Object.keys(TEXT).forEach(function (key) { if (typeof given[key] === "string") TEXT[key] = given[key]; });
-  } catch (e) { /* no block (another page's HTML), or not JSON: English */ }
+    TEXT = JSON.parse(document.querySelector("meta[name='js-text']").content);
+  } catch (e) { /* no meta (a page not from base.html): say nothing rather than break */ }
   var LANG = document.documentElement.lang || "en";
 
   function phrase(key, values) {
-    return TEXT[key].replace(/\{(\w+)\}/g, function (whole, name) {
+    return (TEXT[key] || "").replace(/\{(\w+)\}/g, function (whole, name) {
       return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
     });
   }
@@ -495,13 +488,13 @@
       clock.textContent = "";
     } else {
       var elapsed = -left;
-      say = elapsed < 2000 && !round.late ? TEXT.blitz : "";
+      say = elapsed < 2000 && !round.late ? phrase("blitz") : "";
       clock.textContent = clockText(Math.floor(elapsed / 1000));
       wait = 1000 - (elapsed % 1000);
     }
     if (say !== round.said) {
       // Only the countdown is announced (role=timer, aria-live=assertive); the m:ss clock is not.
-      if (say === TEXT.blitz) {
+      if (say === phrase("blitz")) {
         buzz(400);
         round.firedAt = Date.now();
       } else if (say) {

@@ -11,11 +11,20 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app import i18n
 from app.config import Settings
 from app.db import make_engine
 from app.main import create_app
 from app.migrations import upgrade
-from tests.helpers import WORKED_EXAMPLE_PLAYERS, GameHandle, create_pg_database, drop_pg_database, on_postgres
+from tests.helpers import (
+    PSEUDO,
+    WORKED_EXAMPLE_PLAYERS,
+    GameHandle,
+    Marked,
+    create_pg_database,
+    drop_pg_database,
+    on_postgres,
+)
 from tests.servers import migrated
 
 TABLES = ("round_score", "round", "player", "idempotency_record", "round_change", "game")
@@ -82,3 +91,11 @@ def make_game(client: TestClient):
         return GameHandle(client, response.json())
 
     return make
+
+
+@pytest.fixture
+def pseudo() -> Iterator[str]:
+    """The pseudo-language (tests/helpers.py Marked) for the test's requests: its code."""
+    i18n.register(PSEUDO, Marked())
+    yield PSEUDO
+    i18n.unregister(PSEUDO)

@@ -7,6 +7,7 @@ for server processes), never from another test module.
 
 from __future__ import annotations
 
+import gettext
 import os
 import re
 import secrets
@@ -148,6 +149,29 @@ def assert_problem(response, status: int) -> dict[str, Any]:
             assert isinstance(error["field"], str) and error["field"]
             assert isinstance(error["message"], str) and error["message"]
     return body
+
+
+# --- a pseudo-language ---------------------------------------------------------------------------
+
+PSEUDO = "qps"  # a private-use-looking tag no browser sends
+OPEN, CLOSE = "⟦", "⟧"
+
+
+class Marked(gettext.NullTranslations):
+    """A language whose every translated text is wrapped in ⟦…⟧ (placeholders kept, so pages still
+    fill them in): text that skipped the catalogs stands out. The `pseudo` fixture registers it."""
+
+    def gettext(self, message: str) -> str:
+        return OPEN + message + CLOSE
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return OPEN + (singular if n == 1 else plural) + CLOSE
+
+    def pgettext(self, context: str, message: str) -> str:
+        return OPEN + message + CLOSE
+
+    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
+        return self.ngettext(singular, plural, n)
 
 
 # --- the pages -------------------------------------------------------------------------------------

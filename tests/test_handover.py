@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.handover import EXPIRED, HANDOVER_MINUTES, MALFORMED, USED, handover_token
+from app.handover import HANDOVER_MINUTES, MALFORMED, USED, expired, handover_token
 from app.security import HANDED_OVER, csrf_token, hash_key
 from tests.helpers import (
     SMALL_ROUND,
@@ -200,7 +200,8 @@ def test_a_handover_link_expires(old, new: TestClient, app: FastAPI):
         new.post(f"/g/{game.id}/take/{token}", follow_redirects=False),
     ):
         assert response.status_code == 403
-        assert text_of(html(response).select_one(".error-detail")) == EXPIRED
+        said = text_of(html(response).select_one(".error-detail"))
+        assert said == expired() and f"it works for {HANDOVER_MINUTES} minutes" in said
     fresh = handover_token(app.state.sealer, game.id, hash_key(game.key))
     assert new.get(f"/g/{game.id}/take/{fresh}").status_code == 200
 

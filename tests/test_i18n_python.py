@@ -7,8 +7,7 @@ Anything English left outside the catalogs would show here unwrapped.
 
 from __future__ import annotations
 
-import gettext
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -16,30 +15,25 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import i18n, validation
-from tests.helpers import API, assert_problem, claim, csrf_of, game_url, html, limited_app, round_form, text_of
-
-PSEUDO = "qps"  # a private-use-looking tag no browser sends
-OPEN, CLOSE = "⟦", "⟧"
-
-
-class Pseudo(gettext.NullTranslations):
-    """Every message marked, so text that skipped the catalogs stands out."""
-
-    def gettext(self, message: str) -> str:
-        return f"{OPEN}{message}{CLOSE}"
-
-    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
-        return f"{OPEN}{msgid1 if n == 1 else msgid2}{CLOSE}"
-
-    def pgettext(self, context: str, message: str) -> str:
-        return f"{OPEN}{message}{CLOSE}"
+from tests.helpers import (
+    API,
+    CLOSE,
+    OPEN,
+    PSEUDO,
+    assert_problem,
+    claim,
+    csrf_of,
+    game_url,
+    html,
+    limited_app,
+    round_form,
+    text_of,
+)
 
 
 @pytest.fixture(autouse=True)
-def pseudo() -> Iterator[None]:
-    i18n.register(PSEUDO, Pseudo())
-    yield
-    i18n.unregister(PSEUDO)
+def _in_pseudo(pseudo: str) -> None:
+    """Every test here compares English with the pseudo-language."""
 
 
 IN_PSEUDO = {"Accept-Language": PSEUDO}

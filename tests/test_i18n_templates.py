@@ -9,7 +9,6 @@ prints from a string of its own (`{{ "Save" if ... }}`), or that Python hands it
 
 from __future__ import annotations
 
-import gettext
 import json
 import re
 from collections.abc import Iterator
@@ -22,10 +21,8 @@ from jinja2 import nodes
 from app import i18n
 from app.config import ROOT
 from app.web.render import templates
-from tests.helpers import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, claim, html
+from tests.helpers import CLOSE, OPEN, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, claim, html
 
-PSEUDO = "qps"  # a private-use language tag: never a real one
-OPEN, CLOSE = "⟦", "⟧"
 # What the pages may show untranslated: names (the players', the brand's, each language's own), numbers,
 # signs and punctuation. Anything with a letter beyond these went past the catalogs.
 NAMES = {p["name"] for p in WORKED_EXAMPLE_PLAYERS} | {
@@ -37,11 +34,6 @@ NAMES = {p["name"] for p in WORKED_EXAMPLE_PLAYERS} | {
 LANGUAGE_NAMES = set(i18n.LANGUAGES.values()) | {code.upper() for code in i18n.LANGUAGES}
 # The attributes people hear or see (a screen reader's name, a tooltip, a field's hint).
 READ_ATTRIBUTES = ("aria-label", "title", "placeholder", "alt", "data-unnamed")
-# Text that app/ builds in Python and hands to the templates still in English: the Python half of issue 14,
-# done apart from the templates. Each is matched whole; remove a line once its text goes through the
-# catalogs. Template text never belongs here.
-PLAYER = "(" + "|".join(sorted(p["name"] for p in WORKED_EXAMPLE_PLAYERS)) + ")"
-FROM_PYTHON: list[str] = []
 
 
 # --- the templates' own text ---------------------------------------------------------------------
@@ -128,32 +120,9 @@ def test_the_check_of_the_templates_own_text_sees_a_word():
 # --- every page in a pseudo-language ---------------------------------------------------------------
 
 
-class Pseudo(gettext.NullTranslations):
-    """Every translated text wrapped in ⟦…⟧; placeholders kept, so the pages still fill them in."""
-
-    def gettext(self, message: str) -> str:
-        return OPEN + message + CLOSE
-
-    def ngettext(self, singular: str, plural: str, n: int) -> str:
-        return OPEN + (singular if n == 1 else plural) + CLOSE
-
-    def pgettext(self, context: str, message: str) -> str:
-        return OPEN + message + CLOSE
-
-    def npgettext(self, context: str, singular: str, plural: str, n: int) -> str:
-        return self.ngettext(singular, plural, n)
-
-
-@pytest.fixture
-def pseudo() -> Iterator[str]:
-    i18n.register(PSEUDO, Pseudo())
-    yield PSEUDO
-    i18n.unregister(PSEUDO)
-
-
 def unwrapped(page: BeautifulSoup) -> list[tuple[str, str]]:
-    """(where, text) for text outside every ⟦…⟧, but for FROM_PYTHON's (a translated text's placeholders
-    hold names and numbers: they are inside)."""
+    """(where, text) for text outside every ⟦…⟧ (a translated text's placeholders hold names and
+    numbers: they are inside)."""
     found, depth = [], 0
     for node in page.find_all(string=True):
         if skipped(node):
@@ -165,8 +134,7 @@ def unwrapped(page: BeautifulSoup) -> list[tuple[str, str]]:
         found.append((node.parent.name, "".join(outside)))
     assert depth == 0, "a ⟦ without its ⟧"
     found += [(where, without_markers(text)) for where, text in visible_texts(page) if "[" in where]
-    texts = [(where, " ".join(text.split()).strip(" ·:;,.")) for where, text in found if words(text)]
-    return [(where, text) for where, text in texts if not any(re.fullmatch(p, text) for p in FROM_PYTHON)]
+    return [(where, " ".join(text.split()).strip(" ·:;,.")) for where, text in found if words(text)]
 
 
 def game_in_every_state(client: TestClient, make_game) -> dict[str, str]:
@@ -249,9 +217,9 @@ def test_what_app_js_says_comes_from_the_page_in_its_language(client: TestClient
     assert meta is not None
     said = json.loads(str(meta["content"]))
     script = (ROOT / "static" / "app.js").read_text(encoding="utf-8")
-    known = re.search(r"var TEXT = \{(.*?)\};", script, re.S)
-    assert known is not None
-    assert set(said) == set(re.findall(r"^\s*(\w+):", known[1], re.M))  # the same words, with English fallbacks
+    used = set(re.findall(r'phrase\("(\w+)"', script))
+    assert "copied" in used and "offline" in used  # the search sees app.js's words
+    assert set(said) == used  # every word app.js says is on the page, and the page sends no other
     assert all(text.startswith(OPEN) and text.endswith(CLOSE) for text in said.values()), said
     assert "{name}" in said["starting_score"] and "{status}" in said["failed"]  # app.js fills these in
 
