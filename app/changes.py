@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from sqlmodel import Session, select
 
+from app import scoring
 from app.errors import CantRevert, GameNotFound, TooManyRounds
 from app.i18n import N_, _, ngettext
 from app.idempotency import Idempotency
@@ -39,11 +40,12 @@ from app.models import Game, Round, RoundChange
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
 from app.security import Credential
 from app.timing import RoundTime
-from app.views import GameView, Played, as_utc
+from app.views import GameView, Played, as_utc, rules_of
 
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
 KINDS = (CORRECTION, DELETION, RESTORATION, RULES)
-SETTINGS = ("name", "target", "dutch_points", "blitz_points", "tie_break")
+# The name and every rule parameter of any kind (app.rules.base.PARAMS), in the API's order.
+SETTINGS = ("name", *dict.fromkeys(name for params in scoring.PARAMS.values() for name in params))
 # Why a rules change can't be reverted, per setting: whole sentences, translated where said.
 CHANGED_AGAIN = {
     "name": N_("The game's name was changed again since: revert the later change first."),
@@ -56,22 +58,45 @@ CHANGED_AGAIN = {
 
 class _Cards(Protocol):
     player_id: int
-    dutch: int
-    blitz: int
+    dutch: int | None
+    blitz: int | None
+    hand: int | None
 
 
 def cards(scores: Iterable[_Cards], seats: list[int]) -> list[dict[str, int]]:
-    """A round's cards as logged: one {player_id, dutch, blitz} per player, in seating order."""
+    """A round's cards as logged: one {player_id, dutch, blitz} (or {player_id, hand}) per player, in
+    seating order."""
     by_player = {s.player_id: s for s in scores}
-    return [
-        {"player_id": pid, "dutch": by_player[pid].dutch, "blitz": by_player[pid].blitz}
-        for pid in seats
-        if pid in by_player
-    ]
+    return [_logged(by_player[pid]) for pid in seats if pid in by_player]
+
+
+def _logged(score: _Cards) -> dict[str, int]:
+    if score.hand is not None:
+        return {"player_id": score.player_id, "hand": score.hand}
+    return {"player_id": score.player_id, "dutch": score.dutch or 0, "blitz": score.blitz or 0}
+
+
+def played_round(view: GameView, number: int) -> dict[str, Any]:
+    """Round `number` of the game as logged: its cards, and who called Dutch or knocked (if anyone)."""
+    scored = view.state.rounds[number - 1]
+    logged: dict[str, Any] = {"scores": cards(scored.scores, [p.id for p in view.players])}
+    if scored.caller is not None:
+        logged["caller"] = scored.caller
+    return logged
+
+
+def entered_round(view: GameView, data: RoundIn) -> dict[str, Any]:
+    """A round as sent, logged the same way."""
+    logged: dict[str, Any] = {"scores": cards(data.scores, [p.id for p in view.players])}
+    caller = data.caller if view.rules.kind == scoring.Kind.LOWEST else data.knocker
+    if caller is not None:
+        logged["caller"] = caller
+    return logged
 
 
 def settings_of(game: Game) -> dict[str, Any]:
-    return {name: getattr(game, name) for name in SETTINGS}
+    rules = scoring.public_rules(rules_of(game))
+    return {"name": game.name} | {name: rules[name] for name in SETTINGS if name in rules}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +123,11 @@ def why_not(change: Change, view: GameView) -> str | None:
     if change.kind == RULES:
         return _rules_moved(change, settings_of(view.game))
     number = change.round_number
-    seats = [p.id for p in view.players]
     if change.kind == DELETION:
         # Its row id back with its cards: restored (SQLite may give its id to a new round instead).
-        if change.round_id in view.round_ids and cards(
-            view.state.rounds[view.round_ids.index(change.round_id)].scores, seats
-        ) == (change.old or {}).get("scores"):
+        if change.round_id in view.round_ids and played_round(
+            view, view.round_ids.index(change.round_id) + 1
+        ) == _entry(change.old):
             return _("Round {number} is back already.").format(number=number)
         if (change.old or {}).get("last") and any(rid >= (change.round_id or 0) for rid in view.round_ids):
             return _(
@@ -114,9 +138,14 @@ def why_not(change: Change, view: GameView) -> str | None:
     if change.round_id not in view.round_ids:
         return _deleted_since(number)
     index = view.round_ids.index(change.round_id)
-    if cards(view.state.rounds[index].scores, seats) != (change.new or {}).get("scores"):
+    if played_round(view, index + 1) != _entry(change.new):
         return _("Round {number} was corrected again since: revert the later change first.").format(number=index + 1)
     return None
+
+
+def _entry(logged: dict[str, Any] | None) -> dict[str, Any]:
+    """A logged round's cards and caller (a deletion's entry also says whether it was last, and its time)."""
+    return {name: value for name, value in (logged or {}).items() if name in ("scores", "caller")}
 
 
 def _deleted_since(number: int | None) -> str:
@@ -140,7 +169,7 @@ def public(change: Change, view: GameView) -> dict[str, Any]:
             return None
         if change.kind == RULES:
             return {name: logged[name] for name in SETTINGS if name in logged}
-        return {"scores": logged["scores"]}
+        return {name: logged[name] for name in ("scores", "caller") if name in logged}
 
     return {
         "id": change.id,
@@ -168,21 +197,15 @@ class ChangeLog:
         self.session.add(RoundChange(game_id=view.game.id, kind=kind, reverts=reverts, **fields))
 
     def _log_correction(self, view: GameView, number: int, data: RoundIn) -> None:
-        seats = [p.id for p in view.players]
-        old, new = cards(view.state.rounds[number - 1].scores, seats), cards(data.scores, seats)
+        old, new = played_round(view, number), entered_round(view, data)
         if old != new:
             round_id = view.round_ids[number - 1]
-            self._log(
-                view, CORRECTION, round_number=number, round_id=round_id, old={"scores": old}, new={"scores": new}
-            )
+            self._log(view, CORRECTION, round_number=number, round_id=round_id, old=old, new=new)
 
     def _log_deletion(self, view: GameView, number: int) -> None:
         if self._reverting and (reason := why_not(self._reverting, view)):
             raise CantRevert(reason)
-        old = {
-            "scores": cards(view.state.rounds[number - 1].scores, [p.id for p in view.players]),
-            "last": number == len(view.round_ids),  # where it can go back (why_not)
-        }
+        old = played_round(view, number) | {"last": number == len(view.round_ids)}  # where it can go back (why_not)
         took = view.times.get(view.round_ids[number - 1])
         if took is not None and (took.started_at is not None or took.duration_s is not None):
             # Its time, so that a revert puts the round back whole (the round timer's start and duration).
@@ -196,7 +219,7 @@ class ChangeLog:
         if self._reverting and (reason := _rules_moved(self._reverting, before)):
             raise CantRevert(reason)
         after = settings_of(view.game)
-        if moved := [name for name in SETTINGS if before[name] != after[name]]:
+        if moved := [name for name in SETTINGS if name in before and before[name] != after.get(name)]:
             self._log(view, RULES, old={n: before[n] for n in moved}, new={n: after[n] for n in moved})
 
     # --- reading --------------------------------------------------------------------------------
@@ -249,7 +272,7 @@ class ChangeLog:
                 # phone may have deleted or put back an earlier round meanwhile).
                 if number > len(view.round_ids) or view.round_ids[number - 1] != change.round_id:
                     raise CantRevert(_("The rounds were renumbered meanwhile: look again and revert from there."))
-                return _round_in((change.old or {}).get("scores", []))
+                return _round_in(change.old, view)
 
             return writes.replace_round(game_id, number, credential, old_cards, **options)
         except GameNotFound as error:  # the round went between the read above and the write's lock
@@ -282,7 +305,6 @@ class ChangeLog:
                         limit,
                     ).format(limit=limit)
                 )
-            data = writes._check_round(view, _round_in((change.old or {}).get("scores", [])))
             old_id = change.round_id
             taken = session.exec(select(Round.id).where(Round.id == old_id)).first() is not None
             if taken and any(rid >= (old_id or 0) for rid in view.round_ids):
@@ -291,6 +313,9 @@ class ChangeLog:
                         number=change.round_number
                     )
                 )
+            # Checked at its place (in 31, who is in depends on the rounds before it).
+            place = len(view.round_ids) if taken else sum(1 for rid in view.round_ids if rid < (old_id or 0))
+            data = writes._check_round(view, _round_in(change.old, view), place + 1)
             # Its old id puts it between the rounds it was between; when another game's round has
             # that id now, nothing of this game comes after it, so a new id (the last) is its place.
             took = (change.old or {}).get("time") or {}
@@ -309,9 +334,9 @@ class ChangeLog:
                 view.times[round_.id] = time
             position = sum(1 for rid in view.round_ids if rid < round_.id)
             played = view.played()
-            played.insert(position, (round_.id, writes._add_scores(round_.id, data)))
-            new = {"scores": cards(data.scores, [p.id for p in view.players])}
-            self._log(view, RESTORATION, round_number=position + 1, round_id=round_.id, new=new)
+            played.insert(position, (round_.id, writes._add_scores(round_.id, data, view.rules)))
+            writes._still_possible(view, played, position)
+            self._log(view, RESTORATION, round_number=position + 1, round_id=round_.id, new=entered_round(view, data))
             return played
 
         return writes._write(
@@ -319,8 +344,13 @@ class ChangeLog:
         )
 
 
-def _round_in(scores: list[dict[str, int]]) -> RoundIn:
-    return RoundIn(scores=[ScoreIn(**score) for score in scores])
+def _round_in(logged: dict[str, Any] | None, view: GameView) -> RoundIn:
+    logged = logged or {}
+    scores = [ScoreIn(**score) for score in logged.get("scores", [])]
+    caller = logged.get("caller")
+    if view.rules.kind == scoring.Kind.LIVES:
+        return RoundIn(scores=scores, knocker=caller)
+    return RoundIn(scores=scores, caller=caller)
 
 
 def _rules_update(old: dict[str, Any]) -> GameUpdate:

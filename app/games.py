@@ -30,9 +30,9 @@ from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.keeping import Keeping
 from app.models import Game, Player, Round, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
-from app.schemas import GameCreate, GameUpdate, RoundIn
+from app.schemas import GameCreate, GameUpdate, RoundIn, RulesCreate, RulesUpdate
 from app.security import Credential, hash_key, new_edit_key, new_game_id
-from app.views import GameView, Played, as_utc, load_view, missing_game, rules_of, version_and_start
+from app.views import GameView, Played, as_utc, load_view, missing_game, rules_of, set_rules, version_and_start
 from app.writes import Outcome, UrlsFor, WriteTransactions
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
@@ -48,18 +48,49 @@ def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules
         scoring.Player(id=i, name=clean_name(p.name), starting_score=p.starting_score)
         for i, p in enumerate(data.players)
     ]
-    rules = scoring.Rules(
-        target=data.rules.target,
-        dutch_points=data.rules.dutch_points,
-        blitz_points=data.rules.blitz_points,
-        tie_break=scoring.TieBreak(data.rules.tie_break),
-    )
-    problems = scoring.validate_players(players) + scoring.validate_rules(rules)
+    rules, problems = new_rules(data.rules or RulesCreate())
+    problems = scoring.validate_players(players, rules) + problems
     if reason := game_name_problem(name):
         problems.insert(0, scoring.name_refused(reason, field="game_name"))
     if problems:
         raise InvalidInput(problems)
     return name, players, rules
+
+
+def new_rules(data: RulesUpdate) -> tuple[scoring.Rules, list[scoring.Problem]]:
+    """A new game's rules: the preset asked for (or the kind's first, or Dutch Blitz) with the
+    parameters sent, and what is wrong with them."""
+    kinds = {name: rules.kind for name, rules in scoring.PRESETS.items()}
+    preset = data.preset or next((n for n, k in kinds.items() if k == data.kind), scoring.DEFAULT_PRESET)
+    problems: list[scoring.Problem] = []
+    if data.kind is not None and kinds[preset] != data.kind:
+        problems.append(scoring.Problem("preset_kind", field="preset", params={"preset": preset, "kind": data.kind}))
+    return _with_params(scoring.PRESETS[preset], data, problems)
+
+
+def _with_params(
+    base: scoring.Rules, data: RulesUpdate, problems: list[scoring.Problem]
+) -> tuple[scoring.Rules, list[scoring.Problem]]:
+    params = data.params()
+    allowed = scoring.PARAMS[base.kind]
+    problems += [
+        scoring.Problem("param_not_in_kind", field=name, params={"field": name})
+        for name in params
+        if name not in allowed
+    ]
+    rules = scoring.with_params(base, {name: value for name, value in params.items() if name in allowed})
+    return rules, problems + scoring.validate_rules(rules)
+
+
+def changed_rules(game: Game, data: RulesUpdate) -> tuple[scoring.Rules, list[scoring.Problem]]:
+    """The game's rules with the parameters sent; the kind and preset can't change."""
+    current = rules_of(game)
+    problems = [
+        scoring.Problem("kind_fixed", field=name)
+        for name, now in (("kind", current.kind), ("preset", current.preset))
+        if getattr(data, name) not in (None, now)
+    ]
+    return _with_params(current, data, problems)
 
 
 # --- the use cases --------------------------------------------------------------------------------
@@ -129,11 +160,8 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                         id=new_game_id(),
                         name=name,
                         edit_key_hash=hash_key(edit_key),
-                        target=rules.target,
-                        dutch_points=rules.dutch_points,
-                        blitz_points=rules.blitz_points,
-                        tie_break=rules.tie_break.value,
                     )
+                    set_rules(game, rules)
                     session.add(game)
                     session.flush()
                     for seat, player in enumerate(players):
@@ -191,9 +219,10 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                     problems.append(scoring.name_refused(reason, field="name"))
                 game.name = name
             if data.rules is not None:
-                for field, value in data.rules.model_dump(exclude_none=True).items():
-                    setattr(game, field, value)
-                problems += scoring.validate_rules(rules_of(game))
+                rules, refused = changed_rules(game, data.rules)
+                problems += refused or self._rounds_under(view, rules)
+                if not problems:
+                    set_rules(game, rules)
             if problems:
                 raise InvalidInput(problems)
             self._log_rules(view, before)
@@ -224,7 +253,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                         limit,
                     ).format(limit=limit)
                 )
-            scores = self._check_round(view, data)
+            scores = self._check_round(view, data, len(view.round_ids) + 1)
             # The round takes the game's pending start (its "Blitz!"), which it uses up; not one still
             # counting down, which belongs to the next round (the countdown goes on on every page).
             pending = view.game.round_started_at and as_utc(view.game.round_started_at)
@@ -238,7 +267,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             self.session.flush()
             if time.started_at is not None or time.duration_s is not None:
                 view.times[round_.id] = time
-            return [*view.played(), (round_.id, self._add_scores(round_.id, scores))]
+            return [*view.played(), (round_.id, self._add_scores(round_.id, scores, view.rules))]
 
         return self._write(
             game_id,
@@ -262,7 +291,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
     ) -> Outcome:
         def change(view: GameView) -> Played:
             round_id = self._round(view, number)
-            scores = self._check_round(view, data)
+            scores = self._check_round(view, data, number)
             if scores.started_at is not None or scores.duration_s is not None:
                 time = timing.corrected_round_time(view.times.get(round_id), scores.started_at, scores.duration_s)
                 self.session.exec(
@@ -274,7 +303,8 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             self._log_correction(view, number, scores)
             self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
             played = view.played()
-            played[number - 1] = (round_id, self._add_scores(round_id, scores))
+            played[number - 1] = (round_id, self._add_scores(round_id, scores, view.rules))
+            self._still_possible(view, played, number)
             return played
 
         return self._write(
@@ -297,6 +327,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             self.session.exec(delete(Round).where(Round.id == round_id))
             played = view.played()
             del played[number - 1]
+            self._still_possible(view, played, number - 1)
             return played
 
         return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
@@ -332,21 +363,82 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         return view.round_ids[number - 1]
 
     @staticmethod
-    def _check_round(view: GameView, data: RoundIn | RoundParser) -> RoundIn:
+    def _check_round(view: GameView, data: RoundIn | RoundParser, number: int) -> RoundIn:
         """The round, read against the players just loaded when it comes as a parser (a page's form,
-        which can only be read knowing the players), and checked by the rules."""
+        which can only be read knowing the players), and checked by the rules as round `number`."""
         scores = data if isinstance(data, RoundIn) else data(view)
-        problems = scoring.validate_round(
-            [scoring.Player(p.id, p.name, p.starting_score) for p in view.players],
-            [scoring.Score(s.player_id, s.dutch, s.blitz) for s in scores.scores],
+        rules = view.rules
+        own = CALLER_FIELD.get(rules.kind)
+        problems = [
+            scoring.Problem("round_field_not_in_kind", field=name, params={"field": name})
+            for name in ("caller", "knocker")
+            if name != own and getattr(scores, name) is not None
+        ]
+        players = seats(view)
+        before = view.state
+        if rules.kind == scoring.Kind.LIVES and number <= len(view.round_ids):
+            before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
+        problems = (
+            scoring.validate_round(
+                players,
+                [scoring.Score(s.player_id, s.dutch, s.blitz, s.hand) for s in scores.scores],
+                rules,
+                getattr(scores, own) if own else None,
+                before,
+            )
+            + problems
         )
         if problems:
             raise InvalidInput(problems)
         return scores
 
-    def _add_scores(self, round_id: int, data: RoundIn) -> list[scoring.Score]:
+    @staticmethod
+    def _still_possible(view: GameView, played: Played, first: int) -> None:
+        """After a change to round `first + 1`, every later round still possible (`lives`: who is in)."""
+        problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
+        if problems:
+            raise InvalidInput(problems)
+
+    @staticmethod
+    def _rounds_under(view: GameView, rules: scoring.Rules) -> list[scoring.Problem]:
+        """Whether every round played is still possible under new rules (a smaller pile, fewer lives)."""
+        players = seats(view)
+        rounds = [s for _, s in view.played()]
+        if rules.kind == scoring.Kind.CARDS:
+            for number, scores in enumerate(rounds, 1):
+                if scoring.validate_round(players, scores, rules):
+                    return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
+            return []
+        return scoring.check_later_rounds(players, rules, rounds)
+
+    def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
+        own = CALLER_FIELD.get(rules.kind)
+        if own is None:
+            rows = [
+                {"round_id": round_id, "player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz}
+                for s in data.scores
+            ]
+            self.session.exec(insert(RoundScore).values(rows))
+            return [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores]
+        caller = getattr(data, own)
         rows = [
-            {"round_id": round_id, "player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz} for s in data.scores
+            {
+                "round_id": round_id,
+                "player_id": s.player_id,
+                "dutch": 0,
+                "blitz": 0,
+                "hand": s.hand,
+                "called": s.player_id == caller,
+            }
+            for s in data.scores
         ]
         self.session.exec(insert(RoundScore).values(rows))
-        return [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores]
+        return [scoring.Score(s.player_id, None, None, s.hand, s.player_id == caller) for s in data.scores]
+
+
+# The round's field that names who called Dutch or knocked, by kind (`cards` has none).
+CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
+
+
+def seats(view: GameView) -> list[scoring.Player]:
+    return [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]

@@ -68,9 +68,13 @@ def snapshot(
         "updated": as_utc(game.updated_at).isoformat(),
         "rules": [game.target, game.dutch_points, game.blitz_points, game.tie_break],
         "players": [[p.id, p.name, p.starting_score] for p in players],
-        # Each round as [player id, dutch, blitz, player id, dutch, blitz, ...].
-        "rounds": [[n for s in scores for n in (s.player_id, s.dutch, s.blitz)] for scores in rounds],
+        # Each round as [player id, dutch, blitz, player id, dutch, blitz, ...] (`cards`), or
+        # [player id, hand, called (0 or 1), ...] in the other kinds.
+        "rounds": [[n for s in scores for n in _flat(s)] for scores in rounds],
     }
+    family = [getattr(game, name) for name in FAMILY]
+    if family != FAMILY_DEFAULTS:  # left out for Dutch Blitz, so its records are as they always were
+        data["family"] = family
     # Left out when empty, so the records of untimed games are as they always were.
     timed = [
         [i, t.started_at and as_utc(t.started_at).isoformat(), t.duration_s]
@@ -82,6 +86,17 @@ def snapshot(
     if game.round_started_at is not None:
         data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
+
+
+# The game's columns of the other rule parameters, and their values in a Dutch Blitz game.
+FAMILY = ("kind", "preset", "pile_size", "deck_size", "must_go_out", "end_by", "round_limit", "lives", "county")
+FAMILY_DEFAULTS = ["cards", "dutch_blitz", 10, 40, True, "target", 10, 3, True]
+
+
+def _flat(score: scoring.Score) -> tuple[int, ...]:
+    if score.hand is not None:
+        return (score.player_id, score.hand, int(score.called))
+    return (score.player_id, score.dutch or 0, score.blitz or 0)
 
 
 def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTime]]:
@@ -101,13 +116,23 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         created_at=datetime.fromisoformat(data["created"]),
         updated_at=datetime.fromisoformat(data["updated"]),
         round_started_at=datetime.fromisoformat(data["pending"]) if data.get("pending") else None,
+        **dict(zip(FAMILY, data.get("family", FAMILY_DEFAULTS), strict=True)),
     )
     players = [
         Player(id=pid, game_id=game.id, seat=seat, name=name, starting_score=start)
         for seat, (pid, name, start) in enumerate(data["players"])
     ]
+    cards = game.kind == "cards"
     played: Played = [
-        (-(n + 1), [scoring.Score(*flat[i : i + 3]) for i in range(0, len(flat), 3)])
+        (
+            -(n + 1),
+            [
+                scoring.Score(*flat[i : i + 3])
+                if cards
+                else scoring.Score(flat[i], None, None, flat[i + 1], bool(flat[i + 2]))
+                for i in range(0, len(flat), 3)
+            ],
+        )
         for n, flat in enumerate(data["rounds"])
     ]
     times = {

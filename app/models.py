@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String
+from sqlalchemy import JSON, Boolean, Column, DateTime, ForeignKey, Index, Integer, LargeBinary, String, false, true
 from sqlmodel import Field, SQLModel
 
 
@@ -19,6 +19,19 @@ def utcnow() -> datetime:
 
 def _timestamp(nullable: bool = False) -> Column:
     return Column(DateTime(timezone=True), nullable=nullable)
+
+
+def _text(length: int, default: str) -> Column:
+    # With a server default, so the games stored before the column existed have the value (migration 0006).
+    return Column(String(length), nullable=False, server_default=default)
+
+
+def _number(default: int) -> Column:
+    return Column(Integer, nullable=False, server_default=str(default))
+
+
+def _flag(default: bool) -> Column:
+    return Column(Boolean, nullable=False, server_default=true() if default else false())
 
 
 # --- tables -----------------------------------------------------------------------------------
@@ -33,6 +46,17 @@ class Game(SQLModel, table=True):
     dutch_points: int = Field(default=1)
     blitz_points: int = Field(default=-2)
     tie_break: str = Field(default="play_on", max_length=16)
+    # The game's kind and preset (app.rules) and the parameters of the other kinds; a game stored
+    # before there were several is Dutch Blitz (the server defaults, migration 0006).
+    kind: str = Field(default="cards", sa_column=_text(16, "cards"))
+    preset: str = Field(default="dutch_blitz", sa_column=_text(24, "dutch_blitz"))
+    pile_size: int = Field(default=10, sa_column=_number(10))
+    deck_size: int = Field(default=40, sa_column=_number(40))
+    must_go_out: bool = Field(default=True, sa_column=_flag(True))
+    end_by: str = Field(default="target", sa_column=_text(8, "target"))  # app.rules' `end`
+    round_limit: int = Field(default=10, sa_column=_number(10))  # app.rules' `rounds`
+    lives: int = Field(default=3, sa_column=_number(3))
+    county: bool = Field(default=True, sa_column=_flag(True))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     # The running round's "Blitz!" (the scorekeeper's "Start round" plus the countdown); None when no
@@ -76,8 +100,10 @@ class RoundScore(SQLModel, table=True):
 
     round_id: int = Field(sa_column=Column(Integer, ForeignKey("round.id", ondelete="CASCADE"), primary_key=True))
     player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
-    dutch: int
+    dutch: int  # `cards`; 0 in the other kinds
     blitz: int
+    hand: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))  # `lowest`, `lives`
+    called: bool = Field(default=False, sa_column=_flag(False))  # called Dutch, or knocked
 
 
 class RoundChange(SQLModel, table=True):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.scoring import BLITZ_PILE_SIZE, DECK_SIZE, GameState, Rules
+from app.scoring import End, GameState, Kind, Rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,24 +28,27 @@ class Chance:
 def round_score_range(rules: Rules) -> tuple[int, int]:
     """The lowest and highest points one player can score in a round: Dutch cards and Blitz cards
     left, each within its pile, at most the deck together."""
-    return _score_range(rules.dutch_points, rules.blitz_points)
+    return _score_range(rules.dutch_points, rules.blitz_points, rules.deck_size, rules.pile_size)
 
 
 @lru_cache(maxsize=64)
-def _score_range(dutch_points: int, blitz_points: int) -> tuple[int, int]:
-    # Every count the rules allow (a few hundred), once per pair of point values, not on every page.
+def _score_range(dutch_points: int, blitz_points: int, deck: int, pile: int) -> tuple[int, int]:
+    # Every count the rules allow (a few hundred), once per set of rules, not on every page.
     scores = [
         dutch * dutch_points + blitz * blitz_points
-        for dutch in range(DECK_SIZE + 1)
-        for blitz in range(min(BLITZ_PILE_SIZE, DECK_SIZE - dutch) + 1)
+        for dutch in range(deck + 1)
+        for blitz in range(min(pile, deck - dutch) + 1)
     ]
     return min(scores), max(scores)
 
 
 def what_it_takes(state: GameState, seats: list[int]) -> list[Chance]:
     """Each player in reach of the target next round (in seat order) and what it takes. Empty when
-    the game is over, or when a tie past the target is being played off (the banner says that)."""
-    if state.over or state.tie_break_due:
+    the game is over, or when a tie past the target is being played off (the banner says that), and
+    in games that don't end at a target the highest total reaches (`lowest`, `lives`, or a set
+    number of rounds)."""
+    rules = state.rules
+    if state.over or state.tie_break_due or rules.kind != Kind.CARDS or rules.end != End.TARGET:
         return []
     _, high = round_score_range(state.rules)
     needs = {pid: state.rules.target - state.totals[pid] for pid in seats}

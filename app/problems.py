@@ -80,12 +80,19 @@ def problem(
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
+RULE_FIELDS = frozenset(("kind", "preset", *scoring.BOUNDS, "tie_break", "must_go_out", "end", "county"))
+
+
 def _field_of(problem_: scoring.Problem, items: str) -> str:
     """Where a rules-engine problem points in the request body: "players[1].name", "scores", ..."""
     if problem_.field == "game_name":
         return "name"
-    if problem_.field in ("target", "dutch_points", "blitz_points", "tie_break"):
+    if problem_.field == "later_rounds":  # a change that would make a later round impossible
+        return "rounds"
+    if problem_.field in RULE_FIELDS:
         return f"rules.{problem_.field}"
+    if problem_.field in ("caller", "knocker", "rules"):
+        return problem_.field
     if problem_.index is not None:
         return f"{items}[{problem_.index}].{problem_.field}"
     if problem_.field in ("players", "name"):

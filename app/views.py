@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Engine
@@ -48,8 +49,13 @@ class GameView:
 
     def played(self) -> Played:
         """The rounds as stored: (round id, each player's cards), in order."""
+        if self.state.rules.kind == scoring.Kind.CARDS:
+            return [
+                (round_id, [scoring.Score(s.player_id, s.dutch, s.blitz) for s in scored.scores])
+                for round_id, scored in zip(self.round_ids, self.state.rounds, strict=True)
+            ]
         return [
-            (round_id, [scoring.Score(s.player_id, s.dutch, s.blitz) for s in scored.scores])
+            (round_id, [scoring.Score(s.player_id, None, None, s.hand, s.called) for s in scored.scores])
             for round_id, scored in zip(self.round_ids, self.state.rounds, strict=True)
         ]
 
@@ -60,7 +66,57 @@ def rules_of(game: Game) -> scoring.Rules:
         dutch_points=game.dutch_points,
         blitz_points=game.blitz_points,
         tie_break=scoring.TieBreak(game.tie_break),
+        kind=scoring.Kind(game.kind),
+        preset=game.preset,
+        pile_size=game.pile_size,
+        deck_size=game.deck_size,
+        must_go_out=game.must_go_out,
+        end=scoring.End(game.end_by),
+        rounds=game.round_limit,
+        lives=game.lives,
+        county=game.county,
     )
+
+
+# The game's columns of each rule parameter (app.rules' names), where they differ.
+RULE_COLUMNS = {"end": "end_by", "rounds": "round_limit"}
+
+
+def set_rules(game: Game, rules: scoring.Rules) -> None:
+    """Store the rules on the game's row (every parameter, whatever the kind)."""
+    for name in (
+        "target",
+        "dutch_points",
+        "blitz_points",
+        "tie_break",
+        "kind",
+        "preset",
+        "pile_size",
+        "deck_size",
+        "must_go_out",
+        "end",
+        "rounds",
+        "lives",
+        "county",
+    ):
+        value = getattr(rules, name)
+        setattr(game, RULE_COLUMNS.get(name, name), value.value if isinstance(value, StrEnum) else value)
+
+
+def _score_public(kind: scoring.Kind, s: scoring.ScoredScore) -> dict[str, Any]:
+    if kind == scoring.Kind.CARDS:
+        return {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
+    if kind == scoring.Kind.LOWEST:
+        return {"player_id": s.player_id, "hand": s.hand, "points": s.points, "total": s.total}
+    return {"player_id": s.player_id, "hand": s.hand, "lives_lost": s.lives_lost, "lives": s.total}
+
+
+def _round_extra(kind: scoring.Kind, r: scoring.ScoredRound) -> dict[str, Any]:
+    if kind == scoring.Kind.LOWEST:
+        return {"caller": r.caller, "penalty": r.penalty}
+    if kind == scoring.Kind.LIVES:
+        return {"knocker": r.caller, "void": r.void}
+    return {}
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -86,6 +142,8 @@ def to_public(view: GameView) -> dict[str, Any]:
     state = view.state
     game = view.game
     ranks = {s.player.id: s.rank for s in state.standings}
+    kind = state.rules.kind
+    lives = kind == scoring.Kind.LIVES
     no_time = RoundTime()
     times = [view.times.get(round_id, no_time) for round_id in view.round_ids]
     return {
@@ -98,12 +156,7 @@ def to_public(view: GameView) -> dict[str, Any]:
         "winners": list(state.winners),
         "tie_break": state.tie_break_due,
         "leaders": list(state.leaders),
-        "rules": {
-            "target": game.target,
-            "dutch_points": game.dutch_points,
-            "blitz_points": game.blitz_points,
-            "tie_break": game.tie_break,
-        },
+        "rules": scoring.public_rules(state.rules),
         "players": [
             {
                 "id": p.id,
@@ -112,15 +165,14 @@ def to_public(view: GameView) -> dict[str, Any]:
                 "total": state.totals[p.id],
                 "rank": ranks[p.id],
             }
+            | ({"lives": state.totals[p.id], "out": p.id in state.out} if lives else {})
             for p in view.players
         ],
         "rounds": [
             {
                 "number": r.number,
-                "scores": [
-                    {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
-                    for s in r.scores
-                ],
+                "scores": [_score_public(kind, s) for s in r.scores],
+                **_round_extra(kind, r),
                 "started_at": _maybe_timestamp(t.started_at),
                 "duration_s": t.duration_s,
             }
@@ -156,12 +208,23 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
     scores: dict[int, list[scoring.Score]] = {
         round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
     }
-    for round_id, player_id, dutch, blitz in session.exec(
-        select(RoundScore.round_id, RoundScore.player_id, RoundScore.dutch, RoundScore.blitz)
+    for round_id, player_id, dutch, blitz, hand, called in session.exec(
+        select(
+            RoundScore.round_id,
+            RoundScore.player_id,
+            RoundScore.dutch,
+            RoundScore.blitz,
+            RoundScore.hand,
+            RoundScore.called,
+        )
         .join(Round, RoundScore.round_id == Round.id)
         .where(Round.game_id.in_(ids))
     ):
-        scores[round_id].append(scoring.Score(player_id, dutch, blitz))
+        scores[round_id].append(
+            scoring.Score(player_id, dutch, blitz)
+            if hand is None
+            else scoring.Score(player_id, None, None, hand, bool(called))
+        )
     return [
         scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]], times)
         for game in games

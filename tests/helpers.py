@@ -246,3 +246,11 @@ def reads_of(seen: list[str], table: str) -> int:
     """SELECTs whose FROM names `table` (the game row, or its players: one each per load of a game)."""
     pattern = re.compile(rf"^SELECT .* FROM {table}\b(?! *_)", re.IGNORECASE)
     return sum(1 for statement in seen if pattern.search(statement))
+
+
+def v1_rules(body: dict) -> dict:
+    """The rules as a client written before game kinds reads them: their four fields, unchanged. The
+    answer adds `kind`, `preset` and the other parameters of the kind (new fields, never in their way)."""
+    rules = body["rules"]
+    assert (rules["kind"], rules["preset"]) == ("cards", "dutch_blitz")
+    return {name: rules[name] for name in ("target", "dutch_points", "blitz_points", "tie_break")}

@@ -184,6 +184,80 @@ def test_the_round_timer_migration_keeps_every_game_and_undoes_cleanly(own_engin
     assert at_head(engine)
 
 
+def test_the_game_kinds_migration_makes_every_old_game_dutch_blitz_and_undoes_cleanly(own_engine: Engine):
+    """0006 (game kinds) adds the kind, preset and parameters with server defaults: a game stored
+    before it is Dutch Blitz with the official rules, its rounds card counts as they were."""
+    from app.views import load_view
+
+    engine = own_engine
+    upgrade(engine)
+    downgrade(engine, "0005")
+    assert "kind" not in columns(engine, "game") and "hand" not in columns(engine, "round_score")
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points, tie_break,"
+                " created_at, updated_at) VALUES ('old', 'Before', 2, :hash, 50, 1, -2, 'play_on', :now, :now)"
+            ),
+            {"hash": "0" * 64, "now": now},
+        )
+        for seat, name in enumerate(("Ana", "Ben")):
+            connection.execute(
+                text(
+                    "INSERT INTO player (id, game_id, seat, name, starting_score) VALUES (:id, 'old', :seat, :name, 0)"
+                ),
+                {"id": seat + 1, "seat": seat, "name": name},
+            )
+        connection.execute(text("INSERT INTO round (id, game_id, created_at) VALUES (1, 'old', :now)"), {"now": now})
+        connection.execute(
+            text("INSERT INTO round_score (round_id, player_id, dutch, blitz) VALUES (1, 1, 30, 0), (1, 2, 12, 4)")
+        )
+
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with Session(engine) as session:
+        game = session.get(Game, "old")
+        assert game is not None
+        assert (game.kind, game.preset, game.pile_size, game.deck_size, game.must_go_out) == (
+            "cards",
+            "dutch_blitz",
+            10,
+            40,
+            True,
+        )
+        assert (game.end_by, game.round_limit, game.lives, game.county) == ("target", 10, 3, True)
+        view = load_view(session, game)
+        assert view.public()["rules"] == {
+            "kind": "cards",
+            "preset": "dutch_blitz",
+            "target": 50,
+            "dutch_points": 1,
+            "blitz_points": -2,
+            "tie_break": "play_on",
+            "pile_size": 10,
+            "deck_size": 40,
+            "must_go_out": True,
+            "end": "target",
+            "rounds": 10,
+        }
+        assert view.state.totals == {1: 30, 2: 4}
+        assert session.exec(text("SELECT hand, called FROM round_score ORDER BY player_id")).all() == [
+            (None, False),
+            (None, False),
+        ]
+
+    downgrade(engine, "0005")
+    assert not {"kind", "preset", "lives", "county"} & columns(engine, "game")
+    assert not {"hand", "called"} & columns(engine, "round_score")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM round_score")).scalar() == 2
+        assert connection.execute(text("SELECT target FROM game")).scalar() == 50
+    upgrade(engine)
+    assert at_head(engine)
+
+
 def test_upgrade_twice_is_harmless(engine: Engine):
     upgrade(engine)
     assert at_head(engine)

@@ -138,6 +138,9 @@ def _revertable(app: FastAPI, game_id: str) -> int:
     return next(change["id"] for change in changes if change["revertable"])
 
 
+TAKES_NOTHING = ("GET /api/v1/presets",)
+
+
 @pytest.fixture
 def statuses(request: pytest.FixtureRequest) -> Iterator[list[int]]:
     """The status of every answer in one operation's run; at the end, the success path must be among them."""
@@ -146,7 +149,9 @@ def statuses(request: pytest.FixtureRequest) -> Iterator[list[int]]:
     yield seen
     if request.session.testsfailed > failed_before:
         return  # the run stopped at a failure, which says all there is to say
-    assert len(seen) >= EXAMPLES_PER_OPERATION, f"only {len(seen)} requests were sent"
+    # An operation that takes nothing (no parameters, no body) has one request to send, sent a few times.
+    wanted = 1 if request.node.name.endswith(tuple(f"[{op}]" for op in TAKES_NOTHING)) else EXAMPLES_PER_OPERATION
+    assert len(seen) >= wanted, f"only {len(seen)} requests were sent"
     assert any(200 <= status < 300 for status in seen), f"the run never reached the success path: {sorted(set(seen))}"
 
 

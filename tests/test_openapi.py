@@ -21,6 +21,7 @@ from app.schemas import RoundIn
 from tests.servers import migrated, running_server
 
 OPERATIONS = {
+    ("get", "/api/v1/presets"): "list_presets",
     ("post", "/api/v1/games"): "create_game",
     ("get", "/api/v1/games/{game_id}"): "get_game",
     ("patch", "/api/v1/games/{game_id}"): "update_game",

@@ -18,7 +18,7 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.helpers import EVIL, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, html
+from tests.helpers import EVIL, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, html, v1_rules
 from tests.helpers import text_of as text
 
 NAMES = [p["name"] for p in WORKED_EXAMPLE_PLAYERS]  # Ana, Ben, Cy, Dee
@@ -315,7 +315,7 @@ def test_create_redirects_to_the_scorekeeper_page_and_sets_the_edit_cookie(clien
     game = Table(client, game_id).api()
     assert [p["name"] for p in game["players"]] == ["Ana", "Ben"]
     assert game["name"] == "Friday"
-    assert game["rules"] == {"target": 50, "dutch_points": 1, "blitz_points": -2, "tie_break": "shared"}
+    assert v1_rules(game) == {"target": 50, "dutch_points": 1, "blitz_points": -2, "tie_break": "shared"}
     page = Table(client, game_id).page()
     assert [row["name"] for row in scoreboard(page)] == ["Ana", "Ben"]
 
@@ -713,7 +713,7 @@ def test_changing_the_house_rules_mid_game_recomputes_the_totals(client: TestCli
     assert history(page) == [["1", "+30 30 10/0", "+5 5 5/2"]]
     assert text(page.select_one("#banner h2")) == "🏆 Ana wins with 30!"
     assert text(page.select_one("#scoreboard .rules-line")) == "To 30 · +3 per Dutch card · −5 per Blitz card"
-    assert table.api()["rules"] == {"target": 30, "dutch_points": 3, "blitz_points": -5, "tie_break": "play_on"}
+    assert v1_rules(table.api()) == {"target": 30, "dutch_points": 3, "blitz_points": -5, "tie_break": "play_on"}
 
 
 @pytest.mark.parametrize(
@@ -761,7 +761,7 @@ def test_rematch_starts_a_new_game_with_the_same_players_and_rules(client: TestC
     assert [r["total"] for r in scoreboard(page)] == ["0", "0"]
     game = new.api()
     assert [(p["name"], p["starting_score"]) for p in game["players"]] == [("Ana", 0), ("Ben", 0)]
-    assert game["rules"] == {"target": 80, "dutch_points": 2, "blitz_points": -3, "tie_break": "shared"}
+    assert v1_rules(game) == {"target": 80, "dutch_points": 2, "blitz_points": -3, "tie_break": "shared"}
     assert game["rounds"] == []
     assert table.api()["status"] == "finished"  # the old game is kept as it was
 

@@ -706,8 +706,22 @@ def test_forbidden_import_check_catches_framework_and_app_imports():
 
 def test_scoring_imports_nothing_from_the_web_stack_or_the_rest_of_app_but_names():
     source = Path(scoring_module.__file__).read_text(encoding="utf-8")
-    assert "collections" in imported_modules(source)  # the parse really sees the imports
-    assert forbidden_imports(source) == ["app.names"]
+    assert "collections.abc" in imported_modules(source)  # the parse really sees the imports
+    assert forbidden_imports(source) == ["app.rules", "app.rules.base", "app.rules.cards", "app.rules.presets"]
+    rules = Path(scoring_module.__file__).with_name("rules")
+    family_files = sorted(rules.glob("*.py"))
+    assert [f.name for f in family_files] == [
+        "__init__.py",
+        "base.py",
+        "cards.py",
+        "lives.py",
+        "lowest.py",
+        "presets.py",
+    ]
+    for path in family_files:  # the rule families: only app.names and each other
+        imports = forbidden_imports(path.read_text(encoding="utf-8"))
+        assert all(m == "app.names" or m.startswith("app.rules") for m in imports), (path.name, imports)
+    assert "app.names" in forbidden_imports((rules / "base.py").read_text(encoding="utf-8"))
     names = Path(scoring_module.__file__).with_name("names.py").read_text(encoding="utf-8")
     assert "unicodedata" in imported_modules(names)
     assert forbidden_imports(names) == []

@@ -27,7 +27,17 @@ from app.routes.deps import (
     RoundNumber,
     operation_id,
 )
-from app.schemas import ChangePublic, GameCreate, GameCreated, GamePublic, GameUpdate, RoundIn, RoundStarted
+from app.rules.presets import describe
+from app.schemas import (
+    ChangePublic,
+    GameCreate,
+    GameCreated,
+    GamePublic,
+    GameUpdate,
+    PresetPublic,
+    RoundIn,
+    RoundStarted,
+)
 from app.timing import COUNTDOWN_S
 from app.urls import urls_for
 from app.writes import Outcome, none_match
@@ -71,6 +81,21 @@ def create_game(
     if outcome.replayed:  # a retry that changed nothing doesn't count
         limit.release(client)
     return _answer(outcome, request)
+
+
+_PRESETS = describe()  # fixed for the life of the process
+
+
+@router.get(
+    "/presets",
+    response_model=list[PresetPublic],
+    summary="The games Blitzboard keeps",
+    description="Every preset (`rules.preset`) with its rule family (`rules.kind`) and each parameter it "
+    "takes in `rules`, filled in with the preset's value and the bounds a game may set it to, so a client "
+    "can build its form. Dutch Blitz first.",
+)
+def list_presets() -> JSONResponse:
+    return JSONResponse(_PRESETS, headers={"Cache-Control": "public, max-age=3600"})
 
 
 @router.get(

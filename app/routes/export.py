@@ -8,6 +8,7 @@ import io
 from fastapi import APIRouter
 from fastapi.responses import Response
 
+from app import scoring
 from app.problems import problem_responses
 from app.routes.deps import GameId, GamesDep, operation_id
 
@@ -26,7 +27,8 @@ def spreadsheet_safe(text: str) -> str:
     tags=["games"],
     summary="Download a game as CSV",
     description="One row per round (and the starting scores): each player's Dutch cards, Blitz cards left, "
-    "points and running total.",
+    "points and running total. Dutch (`lowest`): who called, then each hand, its points and the total; 31 "
+    "(`lives`): who knocked, then each hand, the lives lost and the lives left (empty once a player is out).",
     response_class=Response,
     responses={
         200: {"content": {"text/csv": {}}, "description": "The game as CSV"},
@@ -37,14 +39,37 @@ def export_csv(game_id: GameId, games: GamesDep) -> Response:
     view = games.get(game_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    header = ["round"]
-    for player in view.players:
-        name = spreadsheet_safe(player.name)
-        header += [f"{name} dutch", f"{name} blitz", f"{name} points", f"{name} total"]
-    writer.writerow(header)
-    writer.writerow(["start"] + [x for p in view.players for x in ("", "", "", p.starting_score)])
-    for round_ in view.state.rounds:
-        writer.writerow([round_.number] + [x for s in round_.scores for x in (s.dutch, s.blitz, s.points, s.total)])
+    kind = view.rules.kind
+    names = {p.id: spreadsheet_safe(p.name) for p in view.players}
+    if kind == scoring.Kind.CARDS:
+        header = ["round"]
+        for player in view.players:
+            name = names[player.id]
+            header += [f"{name} dutch", f"{name} blitz", f"{name} points", f"{name} total"]
+        writer.writerow(header)
+        writer.writerow(["start"] + [x for p in view.players for x in ("", "", "", p.starting_score)])
+        for round_ in view.state.rounds:
+            writer.writerow([round_.number] + [x for s in round_.scores for x in (s.dutch, s.blitz, s.points, s.total)])
+    else:
+        lives = kind == scoring.Kind.LIVES
+        columns = ("hand", "lives lost", "lives") if lives else ("hand", "points", "total")
+        writer.writerow(
+            ["round", "knocker" if lives else "caller"] + [f"{names[p.id]} {c}" for p in view.players for c in columns]
+        )
+        start = view.rules.lives if lives else None
+        writer.writerow(
+            ["start", ""] + [x for p in view.players for x in ("", "", start if lives else p.starting_score)]
+        )
+        for round_ in view.state.rounds:
+            by_player = {s.player_id: s for s in round_.scores}
+            row: list[object] = [round_.number, names.get(round_.caller, "") if round_.caller is not None else ""]
+            for player in view.players:
+                s = by_player.get(player.id)
+                if s is None:  # out of the game
+                    row += ["", "", ""]
+                else:
+                    row += [s.hand, s.lives_lost, s.total] if lives else [s.hand, s.points, s.total]
+            writer.writerow(row)
     filename = f"blitzboard-{view.game.id}.csv"
     return Response(
         "\ufeff" + out.getvalue(),  # a BOM, so spreadsheets read the names as UTF-8

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from app import scoring
 from app.errors import (
     CantRevert,
     GameIsOver,
@@ -354,12 +355,7 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     data = GameCreate.model_construct(
         name=view.game.name,
         players=[PlayerCreate.model_construct(name=p.name, starting_score=0) for p in view.players],
-        rules=RulesCreate.model_construct(
-            target=rules.target,
-            dutch_points=rules.dutch_points,
-            blitz_points=rules.blitz_points,
-            tie_break=rules.tie_break.value,
-        ),
+        rules=RulesCreate.model_construct(**scoring.public_rules(rules)),
     )
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):

@@ -104,9 +104,8 @@ def game_context(
             except ValueError:
                 preview[p.id] = None
                 continue
-            possible = (
-                0 <= score.blitz <= scoring.BLITZ_PILE_SIZE and 0 <= score.dutch <= scoring.DECK_SIZE - score.blitz
-            )
+            rules = state.rules
+            possible = 0 <= score.blitz <= rules.pile_size and 0 <= score.dutch <= rules.deck_size - score.blitz
             # No points for a count the rules refuse (41 Dutch cards is a typing mistake, not +41).
             preview[p.id] = scoring.round_points(score, state.rules) if possible else None
     return {

@@ -1,0 +1,405 @@
+"""What every game's rules share: players, a round as entered, problems and their messages, and what
+a game comes to (GameState). Pure: nothing from the framework or the rest of app but app.names.
+
+A game is of a *kind* (a rule family: `cards`, `lowest`, `lives`, in app.rules.cards / lowest / lives)
+and a *preset* (Dutch Blitz, Nerts, Ligretto, Dutch, 31: app.rules.presets), whose parameters the
+table may change within the bounds in `PARAMS`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field as _field
+from enum import StrEnum
+from typing import Any
+
+from app.names import N_, NAME_MESSAGES, clean_name, name_message, name_problem
+
+# A Dutch Blitz deck has 40 cards (1-10 in four colours); the Blitz pile starts with 10 of them.
+DECK_SIZE = 40
+BLITZ_PILE_SIZE = 10
+MIN_PLAYERS = 2
+MAX_PLAYERS = 8  # 2-4 with the base game, 5-8 with the expansion pack
+
+# Limits for house rules and carried-over scores: wide enough for any table, narrow enough that
+# nothing overflows a database integer or a chart.
+TARGET_RANGE = (1, 10_000)
+POINTS_RANGE = (-100, 100)
+STARTING_SCORE_RANGE = (-10_000, 10_000)
+PILE_RANGE = (1, 52)
+DECK_RANGE = (1, 208)  # up to four 52-card decks a player
+ROUNDS_RANGE = (1, 1_000)
+LIVES_RANGE = (1, 9)
+# Dutch: a hand's points (a black king is 13; penalty cards make a hand grow); 31: the best suit.
+HAND_RANGE = (0, 250)
+THIRTY_ONE = 31
+
+
+class Kind(StrEnum):
+    CARDS = "cards"  # Dutch Blitz, Nerts, Ligretto: cards played to the centre and left in a pile
+    LOWEST = "lowest"  # Dutch: hand points, lowest total wins
+    LIVES = "lives"  # 31: lives lost by the lowest hand, last player in wins
+
+
+class TieBreak(StrEnum):
+    PLAY_ON = "play_on"  # the official rules are silent; by default the tied leaders play another round
+    SHARED = "shared"  # house rule: everyone tied at the top wins together
+
+
+class End(StrEnum):
+    TARGET = "target"  # the game ends after the round in which someone reaches the target
+    ROUNDS = "rounds"  # the game ends after a fixed number of rounds
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A game's rules: its kind, its preset and every parameter (those of other kinds are unused)."""
+
+    target: int = 75
+    dutch_points: int = 1
+    blitz_points: int = -2
+    tie_break: TieBreak = TieBreak.PLAY_ON
+    kind: Kind = Kind.CARDS
+    preset: str = "dutch_blitz"
+    pile_size: int = BLITZ_PILE_SIZE
+    deck_size: int = DECK_SIZE
+    must_go_out: bool = True
+    end: End = End.TARGET
+    rounds: int = 10
+    lives: int = 3
+    county: bool = True
+
+
+# The parameters each kind shows and takes, in the order the API lists them.
+PARAMS: dict[Kind, tuple[str, ...]] = {
+    Kind.CARDS: (
+        "target",
+        "dutch_points",
+        "blitz_points",
+        "tie_break",
+        "pile_size",
+        "deck_size",
+        "must_go_out",
+        "end",
+        "rounds",
+    ),
+    Kind.LOWEST: ("target", "tie_break"),
+    Kind.LIVES: ("lives", "county"),
+}
+
+# Each integer parameter's bounds.
+BOUNDS: dict[str, tuple[int, int]] = {
+    "target": TARGET_RANGE,
+    "dutch_points": POINTS_RANGE,
+    "blitz_points": POINTS_RANGE,
+    "pile_size": PILE_RANGE,
+    "deck_size": DECK_RANGE,
+    "rounds": ROUNDS_RANGE,
+    "lives": LIVES_RANGE,
+}
+
+
+def public_rules(rules: Rules) -> dict[str, Any]:
+    """The rules as the API shows them: the kind, the preset and every parameter of the kind."""
+    shown: dict[str, Any] = {"kind": rules.kind.value, "preset": rules.preset}
+    for name in PARAMS[rules.kind]:
+        value = getattr(rules, name)
+        shown[name] = value.value if isinstance(value, StrEnum) else value
+    return shown
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: int
+    name: str
+    starting_score: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """What one player had at the end of a round, as entered. A `cards` round has `dutch` (cards
+    played to the centre) and `blitz` (cards left in the player's own pile); a `lowest` or `lives`
+    round has `hand` (the hand's points), and `called` marks the player who called Dutch or knocked.
+    A field left out is None (the rules say which fields a kind needs)."""
+
+    player_id: int
+    dutch: int | None = None
+    blitz: int | None = None
+    hand: int | None = None
+    called: bool = False
+
+
+# What each problem says, by code, in English: the catalogs (app.i18n) translate these templates,
+# and the web and API layers fill in the parameters in the reader's language.
+MESSAGES: dict[str, str] = {
+    "target_range": N_("The target must be between {low} and {high} points."),
+    "dutch_points_range": N_("Points per Dutch card must be between {low} and {high}."),
+    "blitz_points_range": N_("Points per Blitz card must be between {low} and {high}."),
+    "pile_size_range": N_("The pile must hold between {low} and {high} cards."),
+    "deck_size_range": N_("A player's deck must hold between {low} and {high} cards."),
+    "pile_over_deck": N_("The pile ({pile} cards) can't be bigger than the deck ({deck} cards)."),
+    "rounds_range": N_("The number of rounds must be between {low} and {high}."),
+    "lives_range": N_("The lives each player starts with must be between {low} and {high}."),
+    "player_count": N_("A game has {low} to {high} players; this one has {count}."),
+    "name_twice": N_("Two players are called {name}; give each player a different name."),
+    "starting_score_range": N_("{name}'s starting score must be between {low} and {high}."),
+    "starting_score_range_unnamed": N_("This player's starting score must be between {low} and {high}."),
+    "starting_score_lives": N_("A game of 31 has no starting scores: every player starts with the same lives."),
+    "no_such_player": N_("There is no player {player_id} in this game."),
+    "player_twice": N_("{name} is in this round more than once."),
+    "dutch_range": N_("{name}: Dutch cards must be between 0 and {high}."),
+    "blitz_range": N_("{name}: Blitz cards left must be between 0 and {high}."),
+    "over_deck": N_(
+        "{name}: {dutch} Dutch cards and {blitz} Blitz cards left make {sum}, but a deck has only {deck} cards."
+    ),
+    "centre_range": N_("{name}: centre cards must be between 0 and {high}."),
+    "pile_range": N_("{name}: cards left in the pile must be between 0 and {high}."),
+    "over_deck_centre": N_(
+        "{name}: {dutch} centre cards and {blitz} cards left in the pile make {sum}, but a deck has only {deck} cards."
+    ),
+    "count_missing": N_("{name}: both card counts are required (cards played and cards left in the pile)."),
+    "hand_missing": N_("{name}: the points in the hand are required."),
+    "hand_range": N_("{name}: a hand must be between 0 and {high} points."),
+    "not_in_kind": N_("{name}: “{field}” is not part of a round in this game."),
+    "round_field_not_in_kind": N_("“{field}” is not part of a round in this game."),
+    "player_missing": N_("{name} is missing from this round."),
+    "player_out": N_("{name} is out of the game and can't play this round."),
+    "caller_not_playing": N_("{name} can't knock: they are out of the game."),
+    "nobody_blitzed": N_("Nobody called Blitz: at least one player must have 0 Blitz cards left."),
+    "nobody_out": N_("Nobody went out: at least one player must have 0 cards left in their pile."),
+    "later_round_impossible": N_(
+        "This would make round {number} impossible: {name} would be out of the game before it."
+    ),
+    "later_round_missing": N_(
+        "This would make round {number} impossible: {name} would still be in the game but is not in that round."
+    ),
+    "later_round_after_end": N_("This would make round {number} impossible: the game would be over before it."),
+    "kind_fixed": N_("A game's kind and preset can't change once it is created: start a new game instead."),
+    "preset_kind": N_("The preset {preset} is not a game of the kind {kind}."),
+    "param_not_in_kind": N_("“{field}” is not a rule of this game."),
+    "rules_break_round": N_("Round {number} isn't possible under these rules: correct it first."),
+    **NAME_MESSAGES,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an input: a message code (of MESSAGES) and its parameters, which the web
+    and API layers render in the reader's language (app.i18n.problem_text); `message` is the English.
+
+    `player_id` and `field` ("dutch", "blitz", "hand", "caller", "name", "starting_score", "players",
+    "target", ...) let a form show the message beside the right field; `index` is the position in the
+    submitted list.
+    """
+
+    code: str
+    field: str
+    player_id: int | None = None
+    index: int | None = None
+    params: dict[str, Any] = _field(default_factory=dict, compare=True, hash=False)
+
+    @property
+    def message(self) -> str:
+        return MESSAGES[self.code].format(**self.params)
+
+
+def name_refused(code: str, field: str, **where: Any) -> Problem:
+    """A Problem for a refused name (app.names gives the code)."""
+    _, params = name_message(code)
+    return Problem(code, field, params=params, **where)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredScore:
+    player_id: int
+    dutch: int
+    blitz: int
+    points: int  # this round's points (`lives`: minus the lives lost)
+    total: int  # running total after this round (`lives`: the lives left)
+    hand: int | None = None
+    called: bool = False
+    lives_lost: int = 0  # `lives` only
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredRound:
+    number: int  # 1-based, in the order the rounds were played
+    scores: tuple[ScoredScore, ...]  # `lives`: only the players still in when it was played
+    caller: int | None = None  # who called Dutch or knocked
+    penalty: int | None = None  # `lowest`: a caller who did not have the lowest hand takes a penalty card
+    void: bool = False  # `lives`: it would have put every player out, so it counts for nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    player: Player
+    total: int  # `lives`: the lives left
+    rank: int  # competition ranking: equal places share a rank (1, 1, 3)
+    to_target: int  # points still needed to reach the target (0 once reached, or with no target)
+    out: bool = False  # `lives`: out of the game
+    out_in: int | None = None  # `lives`: the round that put them out
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    rules: Rules
+    rounds: tuple[ScoredRound, ...]
+    standings: tuple[Standing, ...]  # best first; equal places keep the players' seating order
+    totals: dict[int, int]
+    leaders: tuple[int, ...]  # player ids in first place now
+    over: bool
+    winners: tuple[int, ...]  # empty while the game is on
+    tie_break_due: bool  # play_on: first place is tied when the game would end, another round decides
+    out: frozenset[int] = frozenset()  # `lives`: the players out of the game
+
+    @property
+    def status(self) -> str:
+        return "finished" if self.over else "playing"
+
+    def playing(self, players: Sequence[Player]) -> list[Player]:
+        """The players still in, in seating order (everyone but in `lives`)."""
+        return [p for p in players if p.id not in self.out]
+
+
+# --- checks every kind shares -------------------------------------------------------------------
+
+
+def check_range(value: int, bounds: tuple[int, int], code: str, params: dict | None = None, **where) -> list[Problem]:
+    low, high = bounds
+    if not low <= value <= high:
+        return [Problem(code, params={**(params or {}), "low": low, "high": high}, **where)]
+    return []
+
+
+def validate_players(players: Sequence[Player], rules: Rules | None = None) -> list[Problem]:
+    """2-8 players, each named, names unique ignoring case, starting scores in range (and none in 31)."""
+    problems: list[Problem] = []
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        problems.append(
+            Problem(
+                "player_count",
+                field="players",
+                params={"low": MIN_PLAYERS, "high": MAX_PLAYERS, "count": len(players)},
+            )
+        )
+    lives = rules is not None and rules.kind == Kind.LIVES
+    seen: dict[str, int] = {}
+    for index, player in enumerate(players):
+        # Judge the name as it will be stored, so "   " is blank and " Ana" / "ana" are one name.
+        name = clean_name(player.name)
+        reason = name_problem(name)
+        if reason:
+            problems.append(name_refused(reason, field="name", index=index))
+        else:
+            key = name.casefold()
+            if key in seen:
+                problems.append(Problem("name_twice", field="name", index=index, params={"name": name}))
+            seen.setdefault(key, index)
+        if lives and player.starting_score:
+            problems.append(Problem("starting_score_lives", field="starting_score", index=index))
+            continue
+        problems += check_range(
+            player.starting_score,
+            STARTING_SCORE_RANGE,
+            # A refused name is not repeated back in another message.
+            "starting_score_range_unnamed" if reason else "starting_score_range",
+            {} if reason else {"name": name},
+            field="starting_score",
+            index=index,
+        )
+    return problems
+
+
+def check_seats(
+    players: Sequence[Player], scores: Sequence[Score], playing: Sequence[Player] | None = None
+) -> tuple[list[Problem], list[tuple[int, Player, Score]], list[Problem]]:
+    """Who is in the round: unknown players, players twice (and, when `playing` is given, players who
+    are out); each usable score with its position; and the players missing (reported after the
+    scores' own problems)."""
+    by_id = {p.id: p for p in players}
+    in_game = {p.id for p in (players if playing is None else playing)}
+    problems: list[Problem] = []
+    counts = Counter(s.player_id for s in scores)
+    for index, score in enumerate(scores):
+        if score.player_id not in by_id:
+            problems.append(
+                Problem(
+                    "no_such_player",
+                    params={"player_id": score.player_id},
+                    field="player_id",
+                    player_id=score.player_id,
+                    index=index,
+                )
+            )
+    usable: list[tuple[int, Player, Score]] = []
+    reported_twice: set[int] = set()
+    for index, score in enumerate(scores):
+        player = by_id.get(score.player_id)
+        if player is None:
+            continue
+        if counts[score.player_id] > 1:
+            if score.player_id not in reported_twice:
+                reported_twice.add(score.player_id)
+                problems.append(
+                    Problem(
+                        "player_twice",
+                        params={"name": player.name},
+                        field="player_id",
+                        player_id=player.id,
+                        index=index,
+                    )
+                )
+            continue
+        if player.id not in in_game:
+            problems.append(
+                Problem("player_out", params={"name": player.name}, field="player_id", player_id=player.id, index=index)
+            )
+            continue
+        usable.append((index, player, score))
+    missing = [
+        Problem("player_missing", params={"name": player.name}, field="player_id", player_id=player.id)
+        for player in (players if playing is None else playing)
+        if counts[player.id] == 0
+    ]
+    return problems, usable, missing
+
+
+def check_caller(
+    players: Sequence[Player], caller: int | None, rules: Rules, playing: Sequence[Player] | None = None
+) -> list[Problem]:
+    """The round's caller (Dutch) or knocker (31): a player of the game, and still in it."""
+    field = "knocker" if rules.kind == Kind.LIVES else "caller"
+    if caller is None:
+        return []
+    if rules.kind == Kind.CARDS:
+        return [Problem("round_field_not_in_kind", field=field, params={"field": field})]
+    by_id = {p.id: p for p in players}
+    if caller not in by_id:
+        return [Problem("no_such_player", field=field, player_id=caller, params={"player_id": caller})]
+    if playing is not None and caller not in {p.id for p in playing}:
+        return [Problem("caller_not_playing", field=field, player_id=caller, params={"name": by_id[caller].name})]
+    return []
+
+
+def check_hands(usable: list[tuple[int, Player, Score]], high: int) -> list[Problem]:
+    """A `lowest` or `lives` round: every player's hand, in range, and no card counts."""
+    problems: list[Problem] = []
+    for index, player, score in usable:
+        where = {"player_id": player.id, "index": index}
+        for name in ("dutch", "blitz"):
+            if getattr(score, name) is not None:
+                problems.append(
+                    Problem("not_in_kind", field=name, params={"name": player.name, "field": name}, **where)
+                )
+        if score.hand is None:
+            problems.append(Problem("hand_missing", field="hand", params={"name": player.name}, **where))
+        elif not 0 <= score.hand <= high:
+            problems.append(Problem("hand_range", field="hand", params={"name": player.name, "high": high}, **where))
+    return problems
+
+
+def ranks(totals: Sequence[int]) -> list[int]:
+    """Competition ranking: 1 + the number of strictly higher totals, so ties share a place."""
+    return [1 + sum(other > total for other in totals) for total in totals]

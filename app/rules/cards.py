@@ -1,0 +1,153 @@
+"""The `cards` family: Dutch Blitz, Nerts, Ligretto. Pure.
+
+Each round every player counts the cards they played to the centre (`dutch`, × `dutch_points`) and
+the cards left in their own pile (`blitz`, × `blitz_points`). A pile holds `pile_size` cards and a
+player's deck `deck_size`; unless the rules allow a stuck round (Ligretto), someone emptied their
+pile. The game ends after the round in which the highest total reaches the target (or after `rounds`
+rounds); the highest total wins, and a tie for it plays another round (or is shared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from app.rules.base import (
+    End,
+    GameState,
+    Player,
+    Problem,
+    Rules,
+    Score,
+    ScoredRound,
+    ScoredScore,
+    Standing,
+    TieBreak,
+    check_caller,
+    check_seats,
+    ranks,
+)
+
+# The presets whose messages say "Dutch cards" and "Blitz cards"; the others say "centre" and "pile".
+BLITZ_WORDS = frozenset({"dutch_blitz", "dutch_blitz_100"})
+
+
+def validate_round(
+    players: Sequence[Player], scores: Sequence[Score], rules: Rules, caller: int | None = None
+) -> list[Problem]:
+    problems, usable, missing = check_seats(players, scores)
+    blitz_words = rules.preset in BLITZ_WORDS
+    for index, player, score in usable:
+        where = {"player_id": player.id, "index": index}
+        if score.hand is not None:
+            problems.append(
+                Problem("not_in_kind", field="hand", params={"name": player.name, "field": "hand"}, **where)
+            )
+        if score.dutch is None or score.blitz is None:
+            problems.append(
+                Problem(
+                    "count_missing",
+                    field="dutch" if score.dutch is None else "blitz",
+                    params={"name": player.name},
+                    **where,
+                )
+            )
+            continue
+        bad_count = False
+        if not 0 <= score.dutch <= rules.deck_size:
+            bad_count = True
+            problems.append(
+                Problem(
+                    "dutch_range" if blitz_words else "centre_range",
+                    params={"name": player.name, "high": rules.deck_size},
+                    field="dutch",
+                    **where,
+                )
+            )
+        if not 0 <= score.blitz <= rules.pile_size:
+            bad_count = True
+            problems.append(
+                Problem(
+                    "blitz_range" if blitz_words else "pile_range",
+                    params={"name": player.name, "high": rules.pile_size},
+                    field="blitz",
+                    **where,
+                )
+            )
+        if not bad_count and score.dutch + score.blitz > rules.deck_size:
+            problems.append(
+                Problem(
+                    "over_deck" if blitz_words else "over_deck_centre",
+                    params={
+                        "name": player.name,
+                        "dutch": score.dutch,
+                        "blitz": score.blitz,
+                        "sum": score.dutch + score.blitz,
+                        "deck": rules.deck_size,
+                    },
+                    field="dutch",
+                    **where,
+                )
+            )
+    problems += missing + check_caller(players, caller, rules)
+    if rules.must_go_out and scores and not any(s.blitz == 0 for s in scores):
+        problems.append(Problem("nobody_blitzed" if blitz_words else "nobody_out", field="blitz"))
+    return problems
+
+
+def round_points(score: Score, rules: Rules) -> int:
+    return (score.dutch or 0) * rules.dutch_points + (score.blitz or 0) * rules.blitz_points
+
+
+def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
+    """Replay the rounds in order and say what they mean under these rules.
+
+    The win check looks at the totals after the last round played: once the highest total has
+    reached the target (or the rounds are all played), a sole leader wins; a tie at the top means
+    another round (play_on) or co-winners (shared). A game with no rounds yet is never over.
+    """
+    totals = {p.id: p.starting_score for p in players}
+    scored_rounds: list[ScoredRound] = []
+    for number, scores in enumerate(rounds, start=1):
+        by_player = {s.player_id: s for s in scores}
+        row = []
+        for player in players:  # seating order, whatever order the scores came in
+            score = by_player.get(player.id) or Score(player.id, 0, 0)
+            points = round_points(score, rules)
+            totals[player.id] += points
+            row.append(ScoredScore(player.id, score.dutch or 0, score.blitz or 0, points, totals[player.id]))
+        scored_rounds.append(ScoredRound(number, tuple(row)))
+
+    order = sorted(range(len(players)), key=lambda i: -totals[players[i].id])
+    player_ranks = ranks([totals[p.id] for p in players])
+    by_target = rules.end == End.TARGET
+    standings = tuple(
+        Standing(
+            player=players[i],
+            total=totals[players[i].id],
+            rank=player_ranks[i],
+            to_target=max(0, rules.target - totals[players[i].id]) if by_target else 0,
+        )
+        for i in order
+    )
+    top = max(totals.values(), default=0)
+    leaders = tuple(p.id for p in players if totals[p.id] == top) if players else ()
+
+    over = False
+    winners: tuple[int, ...] = ()
+    tie_break_due = False
+    ends = top >= rules.target if by_target else len(scored_rounds) >= rules.rounds
+    if scored_rounds and ends:
+        if len(leaders) == 1 or rules.tie_break == TieBreak.SHARED:
+            over, winners = True, leaders
+        else:
+            tie_break_due = True
+    return GameState(
+        rules=rules,
+        rounds=tuple(scored_rounds),
+        standings=standings,
+        totals=totals,
+        leaders=leaders,
+        over=over,
+        winners=winners,
+        tie_break_due=tie_break_due,
+    )

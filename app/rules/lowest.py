@@ -1,0 +1,106 @@
+"""The `lowest` family: Dutch, the 52-card memory game where the lowest total wins. Pure.
+
+Each round every player counts the points in their hand (`hand`: red kings 0, black kings 13, queens
+12, jacks 11, other cards face value; penalty cards add to a hand). A player may have called "Dutch":
+- the caller has the lowest hand (alone, or tied with others): the caller scores 0, everyone else
+  their hand (those tied with the caller too);
+- the caller does not: every player with the lowest hand scores 0 (several, when they tie), everyone
+  else their hand, the caller included, and the caller takes a penalty card next round;
+- nobody called (someone went out): everyone scores their hand.
+The game ends after the round in which someone's total reaches the target; the lowest total wins,
+and a tie for it plays another round (or is shared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from app.rules.base import (
+    HAND_RANGE,
+    GameState,
+    Player,
+    Problem,
+    Rules,
+    Score,
+    ScoredRound,
+    ScoredScore,
+    Standing,
+    TieBreak,
+    check_caller,
+    check_hands,
+    check_seats,
+)
+
+
+def validate_round(
+    players: Sequence[Player], scores: Sequence[Score], rules: Rules, caller: int | None = None
+) -> list[Problem]:
+    problems, usable, missing = check_seats(players, scores)
+    return problems + check_hands(usable, HAND_RANGE[1]) + missing + check_caller(players, caller, rules)
+
+
+def round_points(hands: dict[int, int], caller: int | None) -> tuple[dict[int, int], int | None]:
+    """Each player's points for the round and the caller who takes a penalty card (or None)."""
+    low = min(hands.values(), default=0)
+    if caller is not None and caller in hands:
+        if hands[caller] == low:
+            return {pid: 0 if pid == caller else hand for pid, hand in hands.items()}, None
+        return {pid: 0 if hand == low else hand for pid, hand in hands.items()}, caller
+    return dict(hands), None
+
+
+def lower_ranks(totals: Sequence[int]) -> list[int]:
+    """Competition ranking where lower is better: 1 + the number of strictly lower totals."""
+    return [1 + sum(other < total for other in totals) for total in totals]
+
+
+def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
+    totals = {p.id: p.starting_score for p in players}
+    scored_rounds: list[ScoredRound] = []
+    for number, scores in enumerate(rounds, start=1):
+        by_player = {s.player_id: s for s in scores}
+        hands = {p.id: (by_player[p.id].hand or 0) if p.id in by_player else 0 for p in players}
+        caller = next((s.player_id for s in scores if s.called), None)
+        points, penalty = round_points(hands, caller)
+        row = []
+        for player in players:
+            totals[player.id] += points[player.id]
+            row.append(
+                ScoredScore(
+                    player.id, 0, 0, points[player.id], totals[player.id], hands[player.id], player.id == caller
+                )
+            )
+        scored_rounds.append(ScoredRound(number, tuple(row), caller=caller, penalty=penalty))
+
+    order = sorted(range(len(players)), key=lambda i: totals[players[i].id])
+    player_ranks = lower_ranks([totals[p.id] for p in players])
+    standings = tuple(
+        Standing(
+            player=players[i],
+            total=totals[players[i].id],
+            rank=player_ranks[i],
+            to_target=max(0, rules.target - totals[players[i].id]),
+        )
+        for i in order
+    )
+    low = min(totals.values(), default=0)
+    high = max(totals.values(), default=0)
+    leaders = tuple(p.id for p in players if totals[p.id] == low) if players else ()
+    over = False
+    winners: tuple[int, ...] = ()
+    tie_break_due = False
+    if scored_rounds and high >= rules.target:
+        if len(leaders) == 1 or rules.tie_break == TieBreak.SHARED:
+            over, winners = True, leaders
+        else:
+            tie_break_due = True
+    return GameState(
+        rules=rules,
+        rounds=tuple(scored_rounds),
+        standings=standings,
+        totals=totals,
+        leaders=leaders,
+        over=over,
+        winners=winners,
+        tie_break_due=tie_break_due,
+    )
