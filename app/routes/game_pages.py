@@ -47,15 +47,8 @@ from app.urls import urls_for
 from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context
-from app.web.forms import (
-    RoundFormInvalid,
-    parse_round,
-    read_form,
-    round_errors,
-    round_form,
-    rules_numbers,
-    typed_counts,
-)
+from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts
+from app.web.forms import read_form, rules_numbers
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
