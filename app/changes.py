@@ -162,7 +162,7 @@ def _rules_moved(change: Change, now: dict[str, Any]) -> str | None:
 
 
 def public(change: Change, view: GameView) -> dict[str, Any]:
-    """A change as the API answers it (models.ChangePublic)."""
+    """A change as the API answers it (answers.ChangePublic)."""
 
     def values(logged: dict[str, Any] | None) -> dict[str, Any] | None:
         if logged is None:

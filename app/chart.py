@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.scoring import GameState, Player
+from app.scoring import End, GameState, Kind, Player
 
 MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "plus", "cross", "star")
 MAX_MARKED_ROUNDS = 30  # beyond this, only the last point of each line carries its marker
@@ -70,9 +70,9 @@ class Chart:
     height: int
     font: int
     lines: tuple[Line, ...]
-    target_y: float
-    target: int
-    target_label: Label
+    target_y: float | None  # None: the game has no target (31 counts lives; a game of N rounds)
+    target: int | None
+    target_label: Label | None
     y_ticks: tuple[Tick, ...]
     x_labels: tuple[tuple[int, float], ...]  # (round number, x)
     left: int
@@ -99,13 +99,17 @@ def _nice_step(span: int) -> int:
 def build_chart(players: list[Player], state: GameState, size: Size = PHONE, target_text: str | None = None) -> Chart:
     """`target_text`: the dashed line's label in the reader's language (app.web.context translates it;
     this module stays pure geometry), "target 75" when not given. Its place is worked out from its length."""
-    target = state.rules.target
+    rules = state.rules
+    lives = rules.kind == Kind.LIVES
+    has_target = not lives and (rules.kind == Kind.LOWEST or rules.end == End.TARGET)
+    target = rules.target if has_target else None
     font = size.font
-    series: dict[int, list[int]] = {p.id: [p.starting_score] for p in players}
+    # 31: each player's lives from the start; a player out has no more points after their last round.
+    series: dict[int, list[int]] = {p.id: [rules.lives if lives else p.starting_score] for p in players}
     for round_ in state.rounds:
         for score in round_.scores:
             series[score.player_id].append(score.total)
-    values = [v for line in series.values() for v in line] + [target, 0]
+    values = [v for line in series.values() for v in line] + ([target] if target is not None else []) + [0]
     low, high = min(values), max(values)
     step = _nice_step(max(high - low, 1))
     low = (low // step) * step
@@ -136,9 +140,11 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     widest = CHAR * font * (len(str(len(state.rounds))) + 1.5)
     label_every = max(1, -(-len(state.rounds) // max(1, int(plot_w // widest))))
     x_labels = tuple((i, x(i)) for i in range(0, len(state.rounds) + 1, label_every))
-    target_y = y(target)
-    text = target_text if target_text is not None else f"target {target}"
-    label = _place_target_label(text, target_y, lines, font, left, right, top, bottom, plot_w / rounds)
+    target_y = label = None
+    if target is not None:
+        target_y = y(target)
+        text = target_text if target_text is not None else f"target {target}"
+        label = _place_target_label(text, target_y, lines, font, left, right, top, bottom, plot_w / rounds)
     return Chart(
         size.width, size.height, font, tuple(lines), target_y, target, label, ticks, x_labels, left, right, bottom
     )

@@ -20,11 +20,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from app import i18n, scoring, validation
+from app.answers import ProblemDetails
 from app.errors import GameError, InvalidInput, KeyWrong
 from app.i18n import N_, _, problem_text
 from app.jsonbody import BodyProblem
 from app.ratelimit import retry_after_header, wrong_key_wait
-from app.schemas import ProblemDetails
 
 PROBLEM_TYPE_BASE = "https://blitzboard.invalid/problems/"
 PROBLEM_JSON = "application/problem+json"

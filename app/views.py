@@ -125,7 +125,7 @@ def as_utc(moment: datetime) -> datetime:
 
 
 def _timestamp(moment: datetime) -> str:
-    # The same text pydantic gives a UTC datetime (schemas.GamePublic documents the shape).
+    # The same text pydantic gives a UTC datetime (answers.GamePublic documents the shape).
     return as_utc(moment).isoformat().replace("+00:00", "Z")
 
 
@@ -134,7 +134,7 @@ def _maybe_timestamp(moment: datetime | None) -> str | None:
 
 
 def to_public(view: GameView) -> dict[str, Any]:
-    """The game as the API answers it: the shape of schemas.GamePublic, built as plain JSON-ready data.
+    """The game as the API answers it: the shape of answers.GamePublic, built as plain JSON-ready data.
 
     Built by hand rather than through the pydantic models: a long game has thousands of scores,
     and every save answers the whole game (tests/test_api.py checks it against the documented schema).

@@ -43,6 +43,8 @@
   }
 
   function updatePoints(form) {
+    // Card counts only: a hand's points in Dutch or 31 depend on everyone's hands (the server says).
+    if (!form.dataset.dutchPoints) return;
     var dp = Number(form.dataset.dutchPoints), bp = Number(form.dataset.blitzPoints);
     form.querySelectorAll(".player-entry").forEach(function (entry) {
       var id = entry.dataset.playerId;

@@ -1058,8 +1058,8 @@ def test_docs_answer(client: TestClient):
 
 
 def test_every_answer_matches_the_documented_game_model_exactly(make_game):
-    """The game JSON is built by hand (for speed): it must stay what schemas.GamePublic documents."""
-    from app.schemas import GameCreated, GamePublic
+    """The game JSON is built by hand (for speed): it must stay what answers.GamePublic documents."""
+    from app.answers import GameCreated, GamePublic
 
     game = make_game()
     created = GameCreated.model_validate(game.body)

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.schemas import GameCreated, GamePublic, PresetPublic
+from app.answers import GameCreated, GamePublic, PresetPublic
 from tests.helpers import API, GameHandle, assert_problem, game_url
 
 NAMES = ("Ana", "Ben", "Cy", "Dee")

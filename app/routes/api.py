@@ -10,6 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
+from app.answers import ChangePublic, GameCreated, GamePublic, PresetPublic, RoundStarted
 from app.changes import public
 from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
@@ -28,16 +29,7 @@ from app.routes.deps import (
     operation_id,
 )
 from app.rules.presets import describe
-from app.schemas import (
-    ChangePublic,
-    GameCreate,
-    GameCreated,
-    GamePublic,
-    GameUpdate,
-    PresetPublic,
-    RoundIn,
-    RoundStarted,
-)
+from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.timing import COUNTDOWN_S
 from app.urls import urls_for
 from app.writes import Outcome, none_match

@@ -25,12 +25,12 @@ from fastapi.responses import Response
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from app.answers import ProblemDetails
 from app.i18n import N_, _, ngettext
 from app.limits import StreamSlots
 from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
 from app.routes.deps import GameId, operation_id
-from app.schemas import ProblemDetails
 from app.timing import epoch_ms
 from app.views import current_version_and_start, current_versions, was_deleted
 

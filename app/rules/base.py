@@ -400,6 +400,43 @@ def check_hands(usable: list[tuple[int, Player, Score]], high: int) -> list[Prob
     return problems
 
 
+def by_totals(
+    players: Sequence[Player],
+    rules: Rules,
+    rounds: Sequence[ScoredRound],
+    totals: dict[int, int],
+    *,
+    lowest: bool,
+    ends: bool,
+    to_target: bool,
+) -> GameState:
+    """A game decided by totals (`cards`: the highest wins; `lowest`: the lowest): the standings, first
+    place, and, once the game `ends` after a round, the winner, or a tie for first place that plays
+    another round (play_on) or shares the win (shared). A game with no rounds yet is never over."""
+    sign = 1 if lowest else -1
+    order = sorted(range(len(players)), key=lambda i: sign * totals[players[i].id])  # stable: seats
+    places = ranks([-sign * totals[p.id] for p in players])
+    standings = tuple(
+        Standing(
+            player=players[i],
+            total=totals[players[i].id],
+            rank=places[i],
+            to_target=max(0, rules.target - totals[players[i].id]) if to_target else 0,
+        )
+        for i in order
+    )
+    first = (min if lowest else max)(totals.values(), default=0)
+    leaders = tuple(p.id for p in players if totals[p.id] == first) if players else ()
+    over = tie_break_due = False
+    winners: tuple[int, ...] = ()
+    if rounds and ends:
+        if len(leaders) == 1 or rules.tie_break == TieBreak.SHARED:
+            over, winners = True, leaders
+        else:
+            tie_break_due = True
+    return GameState(rules, tuple(rounds), standings, totals, leaders, over, winners, tie_break_due)
+
+
 def ranks(totals: Sequence[int]) -> list[int]:
     """Competition ranking: 1 + the number of strictly higher totals, so ties share a place."""
     return [1 + sum(other > total for other in totals) for total in totals]

@@ -20,11 +20,9 @@ from app.rules.base import (
     Score,
     ScoredRound,
     ScoredScore,
-    Standing,
-    TieBreak,
+    by_totals,
     check_caller,
     check_seats,
-    ranks,
 )
 
 # The presets whose messages say "Dutch cards" and "Blitz cards"; the others say "centre" and "pile".
@@ -117,37 +115,7 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
             row.append(ScoredScore(player.id, score.dutch or 0, score.blitz or 0, points, totals[player.id]))
         scored_rounds.append(ScoredRound(number, tuple(row)))
 
-    order = sorted(range(len(players)), key=lambda i: -totals[players[i].id])
-    player_ranks = ranks([totals[p.id] for p in players])
     by_target = rules.end == End.TARGET
-    standings = tuple(
-        Standing(
-            player=players[i],
-            total=totals[players[i].id],
-            rank=player_ranks[i],
-            to_target=max(0, rules.target - totals[players[i].id]) if by_target else 0,
-        )
-        for i in order
-    )
     top = max(totals.values(), default=0)
-    leaders = tuple(p.id for p in players if totals[p.id] == top) if players else ()
-
-    over = False
-    winners: tuple[int, ...] = ()
-    tie_break_due = False
     ends = top >= rules.target if by_target else len(scored_rounds) >= rules.rounds
-    if scored_rounds and ends:
-        if len(leaders) == 1 or rules.tie_break == TieBreak.SHARED:
-            over, winners = True, leaders
-        else:
-            tie_break_due = True
-    return GameState(
-        rules=rules,
-        rounds=tuple(scored_rounds),
-        standings=standings,
-        totals=totals,
-        leaders=leaders,
-        over=over,
-        winners=winners,
-        tie_break_due=tie_break_due,
-    )
+    return by_totals(players, rules, scored_rounds, totals, lowest=False, ends=ends, to_target=by_target)

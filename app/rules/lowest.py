@@ -24,8 +24,7 @@ from app.rules.base import (
     Score,
     ScoredRound,
     ScoredScore,
-    Standing,
-    TieBreak,
+    by_totals,
     check_caller,
     check_hands,
     check_seats,
@@ -49,11 +48,6 @@ def round_points(hands: dict[int, int], caller: int | None) -> tuple[dict[int, i
     return dict(hands), None
 
 
-def lower_ranks(totals: Sequence[int]) -> list[int]:
-    """Competition ranking where lower is better: 1 + the number of strictly lower totals."""
-    return [1 + sum(other < total for other in totals) for total in totals]
-
-
 def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
     totals = {p.id: p.starting_score for p in players}
     scored_rounds: list[ScoredRound] = []
@@ -72,35 +66,5 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
             )
         scored_rounds.append(ScoredRound(number, tuple(row), caller=caller, penalty=penalty))
 
-    order = sorted(range(len(players)), key=lambda i: totals[players[i].id])
-    player_ranks = lower_ranks([totals[p.id] for p in players])
-    standings = tuple(
-        Standing(
-            player=players[i],
-            total=totals[players[i].id],
-            rank=player_ranks[i],
-            to_target=max(0, rules.target - totals[players[i].id]),
-        )
-        for i in order
-    )
-    low = min(totals.values(), default=0)
-    high = max(totals.values(), default=0)
-    leaders = tuple(p.id for p in players if totals[p.id] == low) if players else ()
-    over = False
-    winners: tuple[int, ...] = ()
-    tie_break_due = False
-    if scored_rounds and high >= rules.target:
-        if len(leaders) == 1 or rules.tie_break == TieBreak.SHARED:
-            over, winners = True, leaders
-        else:
-            tie_break_due = True
-    return GameState(
-        rules=rules,
-        rounds=tuple(scored_rounds),
-        standings=standings,
-        totals=totals,
-        leaders=leaders,
-        over=over,
-        winners=winners,
-        tie_break_due=tie_break_due,
-    )
+    ends = max(totals.values(), default=0) >= rules.target  # someone reached it: the lowest total wins
+    return by_totals(players, rules, scored_rounds, totals, lowest=True, ends=ends, to_target=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app import scoring
 from app.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
 from app.i18n import N_, _, join_names
 from app.views import GameView
@@ -28,6 +29,13 @@ SETTING_NAMES = {
     "dutch_points": N_("points per Dutch card"),
     "blitz_points": N_("points per Blitz card"),
     "tie_break": N_("tie rule"),
+    "pile_size": N_("pile size"),
+    "deck_size": N_("deck size"),
+    "must_go_out": N_("someone must go out"),
+    "end": N_("end of the game"),
+    "rounds": N_("number of rounds"),
+    "lives": N_("starting lives"),
+    "county": N_("the county"),
 }
 # A change of one setting: (said when changed, said when changed back by a revert).
 ONE_SETTING = {
@@ -36,8 +44,18 @@ ONE_SETTING = {
     "dutch_points": (N_("Points per Dutch card changed"), N_("Points per Dutch card changed back")),
     "blitz_points": (N_("Points per Blitz card changed"), N_("Points per Blitz card changed back")),
     "tie_break": (N_("Tie rule changed"), N_("Tie rule changed back")),
+    "pile_size": (N_("Pile size changed"), N_("Pile size changed back")),
+    "deck_size": (N_("Deck size changed"), N_("Deck size changed back")),
+    "must_go_out": (N_("“Someone must go out” changed"), N_("“Someone must go out” changed back")),
+    "end": (N_("End of the game changed"), N_("End of the game changed back")),
+    "rounds": (N_("Number of rounds changed"), N_("Number of rounds changed back")),
+    "lives": (N_("Starting lives changed"), N_("Starting lives changed back")),
+    "county": (N_("The county rule changed"), N_("The county rule changed back")),
 }
 TIE_RULES = {"play_on": N_("play another round"), "shared": N_("shared win")}
+ENDS = {"target": N_("at the target"), "rounds": N_("after the rounds")}
+# A round's part as logged, per key: what a correction says of it.
+MOVED = (("dutch", N_("Dutch {old} → {new}")), ("blitz", N_("Blitz {old} → {new}")), ("hand", N_("hand {old} → {new}")))
 
 
 class ChangeReader(Protocol):
@@ -78,7 +96,7 @@ def change_lines(games: ChangeReader, view: GameView, *, refused: tuple[int, str
 def describe(change: Change, view: GameView) -> ChangeLine:
     names = view.player_names()
     at = change.at
-    what, parts = _words(change, names)
+    what, parts = _words(change, names, view.rules.kind == scoring.Kind.LIVES)
     return ChangeLine(
         id=change.id,
         what=what,
@@ -91,11 +109,11 @@ def describe(change: Change, view: GameView) -> ChangeLine:
     )
 
 
-def _words(change: Change, names: dict[int, str]) -> tuple[str, list[Part]]:
+def _words(change: Change, names: dict[int, str], lives: bool = False) -> tuple[str, list[Part]]:
     n, undo = change.round_number, change.reverts is not None
     if change.kind == CORRECTION:
         what = _("Round {number} reverted") if undo else _("Round {number} corrected")
-        return what.format(number=n), _corrected(change, names)
+        return what.format(number=n), _corrected(change, names, lives)
     if change.kind == DELETION:
         what = _("Round {number} deleted again") if undo else _("Round {number} deleted")
         return what.format(number=n), _cards(change.old, names)
@@ -123,25 +141,34 @@ def _one_setting(setting: str, undo: bool) -> str:
     return what.format(setting=setting[:1].upper() + setting[1:])
 
 
-def _corrected(change: Change, names: dict[int, str]) -> list[Part]:
+def _corrected(change: Change, names: dict[int, str], lives: bool = False) -> list[Part]:
     before = {s["player_id"]: s for s in (change.old or {}).get("scores", [])}
     parts = []
     for after in (change.new or {}).get("scores", []):
         was = before.get(after["player_id"], {})
         moved = [
             _(text).format(old=was.get(key, "?"), new=after[key])
-            for key, text in (("dutch", N_("Dutch {old} → {new}")), ("blitz", N_("Blitz {old} → {new}")))
-            if was.get(key) != after[key]
+            for key, text in MOVED
+            if key in after and was.get(key) != after[key]
         ]
         if moved:
             parts.append(Part(join_names(moved), name=_name(names, after["player_id"]), after_name=", "))
+    old_caller, new_caller = (change.old or {}).get("caller"), (change.new or {}).get("caller")
+    if old_caller != new_caller:  # Dutch: who called; 31: who knocked
+
+        def who(player_id: int | None) -> str:
+            return _("nobody") if player_id is None else _name(names, player_id)
+
+        said = _("knocked: {old} → {new}") if lives else _("called: {old} → {new}")
+        parts.append(Part(said.format(old=who(old_caller), new=who(new_caller))))
     return parts
 
 
 def _cards(values: dict[str, Any] | None, names: dict[int, str]) -> list[Part]:
     """A whole round's cards: "Ana 22/0" (Dutch/Blitz, as the history shows them)."""
     return [
-        Part(f"{s['dutch']}/{s['blitz']}", name=_name(names, s["player_id"])) for s in (values or {}).get("scores", [])
+        Part(str(s["hand"]) if "hand" in s else f"{s['dutch']}/{s['blitz']}", name=_name(names, s["player_id"]))
+        for s in (values or {}).get("scores", [])
     ]
 
 
@@ -161,6 +188,10 @@ def _values(setting: str, old: dict[str, Any], new: dict[str, Any]) -> dict[str,
             return _(TIE_RULES[value]) if value in TIE_RULES else str(value)
         if setting == "name":
             return _("“{name}”").format(name=value) if value else _("none")
+        if setting == "end":
+            return _(ENDS[value]) if value in ENDS else str(value)
+        if isinstance(value, bool):
+            return _("yes") if value else _("no")
         return str(value)
 
     return {"old": shown(old.get(setting)), "new": shown(new.get(setting))}

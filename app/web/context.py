@@ -12,9 +12,10 @@ from fastapi import Request
 from app import scoring
 from app.chart import PHONE, TV, build_chart
 from app.handover import HANDOVER_MINUTES, handover_token
-from app.i18n import _, join_names, signed
+from app.i18n import _, join_names, pgettext, signed
 from app.models import utcnow
 from app.outlook import what_it_takes
+from app.rules.cards import BLITZ_WORDS
 from app.security import (
     cookie_key,
     csrf_token,
@@ -36,9 +37,58 @@ class RoundForm:
     request_id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
 
 
+def entry_players(view: GameView, number: int | None) -> list[Any]:
+    """The players a round form asks about: everyone, but in 31 only those still in before the round
+    (a new round: now; a correction of round n: before round n)."""
+    if view.rules.kind != scoring.Kind.LIVES:
+        return list(view.players)
+    out = view.state.out
+    if number is not None:
+        seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+        out = scoring.score_game(seats, view.rules, [s for _, s in view.played()[: number - 1]]).out
+    return [p for p in view.players if p.id not in out]
+
+
+def card_words(preset: str) -> dict[str, str]:
+    """What the round form calls the two counts and the "went out" button, per game, in the request's
+    language; the per-player phrases keep `%(name)s` for the template to fill."""
+    if preset in BLITZ_WORDS:
+        return {
+            "centre_head": pgettext("column of Dutch cards", "Dutch"),
+            "pile_head": _("Blitz left"),
+            "centre": _("Dutch cards"),
+            "pile": _("Blitz cards left"),
+            "centre_fewer": _("One Dutch card fewer — %(name)s"),
+            "centre_more": _("One Dutch card more — %(name)s"),
+            "pile_fewer": _("One Blitz card fewer — %(name)s"),
+            "pile_more": _("One Blitz card more — %(name)s"),
+            "out": _("Blitz!"),
+            "out_label": _("Blitz! — %(name)s"),
+        }
+    nerts = preset == "nerts"
+    return {
+        "centre_head": pgettext("column of cards played to the centre", "Centre"),
+        "pile_head": _("Pile left"),
+        "centre": _("Centre cards"),
+        "pile": _("Nerts pile left") if nerts else _("Ligretto pile left"),
+        "centre_fewer": _("One centre card fewer — %(name)s"),
+        "centre_more": _("One centre card more — %(name)s"),
+        "pile_fewer": _("One pile card fewer — %(name)s"),
+        "pile_more": _("One pile card more — %(name)s"),
+        "out": _("Nerts!") if nerts else _("Ligretto!"),
+        "out_label": _("Nerts! — %(name)s") if nerts else _("Ligretto! — %(name)s"),
+    }
+
+
 def _banner(view: GameView) -> dict[str, Any] | None:
     state = view.state
     names = view.player_names()
+    if state.over and state.rules.kind == scoring.Kind.LIVES:
+        return {
+            "kind": "last",
+            "names": join_names(names[w] for w in state.winners),
+            "total": state.totals[state.winners[0]],
+        }
     if state.over:
         total = state.totals[state.winners[0]]
         return {
@@ -89,13 +139,19 @@ def game_context(
         )
     if form is None and not state.over:
         form = RoundForm()
+    cards = state.rules.kind == scoring.Kind.CARDS
     if form is not None and form.number is not None and not form.values:
-        scores = state.rounds[form.number - 1].scores
-        for score in scores:
-            form.values[f"dutch-{score.player_id}"] = str(score.dutch)
-            form.values[f"blitz-{score.player_id}"] = str(score.blitz)
+        played = state.rounds[form.number - 1]
+        for score in played.scores:
+            if cards:
+                form.values[f"dutch-{score.player_id}"] = str(score.dutch)
+                form.values[f"blitz-{score.player_id}"] = str(score.blitz)
+            else:
+                form.values[f"hand-{score.player_id}"] = str(score.hand)
+        if played.caller is not None:
+            form.values["caller"] = str(played.caller)
     preview: dict[int, int | None] = {}
-    if form is not None:
+    if form is not None and cards:
         for p in view.players:
             try:
                 score = scoring.Score(
@@ -120,6 +176,10 @@ def game_context(
         "chart": build_chart(
             seats, state, TV if tv else PHONE, target_text=_("target {target}").format(target=state.rules.target)
         ),
+        "kind": state.rules.kind.value,
+        "words": card_words(state.rules.preset),  # "cards", "lowest" or "lives": what the templates show
+        # Who the round form asks about: in 31, the players still in before the round.
+        "entry_players": entry_players(view, form.number) if keeper and form is not None else view.players,
         "chances": _chances(state, view),
         "keeper": keeper,
         "form": form if keeper else None,
@@ -151,7 +211,11 @@ def game_context(
         # Jinja's `format` filter: a thousand-round history has eight cells a round.
         "cell_labels": {
             "total": _("total %(total)s"),
-            "cards": _("%(dutch)s Dutch, %(blitz)s Blitz"),
+            "cards": _("%(dutch)s Dutch, %(blitz)s Blitz")
+            if state.rules.preset in BLITZ_WORDS
+            else _("%(dutch)s in the centre, %(blitz)s left in the pile"),
+            "hand": _("hand %(hand)s"),
+            "lives": _("lives left: %(lives)s"),
         },
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
         # What a live page asks for after each version event: the view page's fragment, or the keeper's.

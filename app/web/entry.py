@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import secrets
 
+from app import scoring
 from app.errors import InvalidInput
 from app.i18n import N_, _, problem_text
+from app.rules.cards import BLITZ_WORDS
 from app.schemas import RoundIn, ScoreIn
 from app.views import GameView
-from app.web.context import RoundForm
+from app.web.context import RoundForm, entry_players
 from app.web.forms import FormDict
 
 
@@ -22,24 +24,41 @@ def round_form(form: FormDict, number: int | None) -> RoundForm:
 
 
 def typed_counts(form: FormDict) -> dict[str, str]:
-    """The card counts as typed (what a retry of the same post sends again)."""
-    return {k: v.strip() for k, v in sorted(form.items()) if k.startswith(("dutch-", "blitz-"))}
+    """The card counts (or hands, and who called) as typed (what a retry of the same post sends again)."""
+    return {
+        k: v.strip() for k, v in sorted(form.items()) if k.startswith(("dutch-", "blitz-", "hand-")) or k == "caller"
+    }
 
 
-# A round's card counts: (field, said when empty, said when not a number).
+# A round's card counts: (field, said when empty, said when not a number); Dutch Blitz's words, and
+# those of the other card games.
 _COUNT_MESSAGES = (
     ("dutch", N_("Enter {name}'s Dutch cards."), N_("{name}: Dutch cards must be a whole number.")),
     ("blitz", N_("Enter {name}'s Blitz cards left."), N_("{name}: Blitz cards left must be a whole number.")),
 )
+_CENTRE_MESSAGES = (
+    ("dutch", N_("Enter {name}'s centre cards."), N_("{name}: centre cards must be a whole number.")),
+    (
+        "blitz",
+        N_("Enter {name}'s cards left in the pile."),
+        N_("{name}: cards left in the pile must be a whole number."),
+    ),
+)
+
+
+_HAND_MESSAGES = (N_("Enter {name}'s hand."), N_("{name}: a hand must be a whole number."))
 
 
 def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
     """Read the typed counts against the game's players, keeping what was typed in `state`; raises
     RoundFormInvalid (with the messages in state.errors) when a field is empty or not a number."""
+    if view.rules.kind != scoring.Kind.CARDS:
+        return _parse_hands(state, view, form)
+    messages = _COUNT_MESSAGES if view.rules.preset in BLITZ_WORDS else _CENTRE_MESSAGES
     scores = []
     for player in view.players:
         counts = {}
-        for kind, empty, not_a_number in _COUNT_MESSAGES:
+        for kind, empty, not_a_number in messages:
             name = f"{kind}-{player.id}"
             raw = form.get(name, "").strip()
             state.values[name] = raw[:20]
@@ -59,15 +78,48 @@ def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
     return RoundIn(scores=scores)
 
 
+def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
+    """A round of Dutch or 31: each hand (of the players still in), and who called or knocked."""
+    playing = entry_players(view, state.number)
+    empty, not_a_number = _HAND_MESSAGES
+    scores = []
+    for player in playing:
+        name = f"hand-{player.id}"
+        raw = form.get(name, "").strip()
+        state.values[name] = raw[:20]
+        if not raw:
+            state.errors.setdefault(name, []).append(_(empty).format(name=player.name))
+            continue
+        try:
+            scores.append(ScoreIn(player_id=player.id, hand=_bounded(int(raw))))
+        except ValueError:
+            state.errors.setdefault(name, []).append(_(not_a_number).format(name=player.name))
+    raw_caller = form.get("caller", "").strip()
+    state.values["caller"] = raw_caller[:20]
+    caller = next((p.id for p in playing if str(p.id) == raw_caller), None)
+    if raw_caller and caller is None:
+        state.errors.setdefault("caller", []).append(
+            _("Choose who knocked from the players in this round.")
+            if view.rules.kind == scoring.Kind.LIVES
+            else _("Choose who called from the players in this round.")
+        )
+    if state.errors:
+        raise RoundFormInvalid()
+    if view.rules.kind == scoring.Kind.LIVES:
+        return RoundIn(scores=scores, knocker=caller)
+    return RoundIn(scores=scores, caller=caller)
+
+
 def _bounded(value: int) -> int:
     return max(-1_000_000, min(1_000_000, value))
 
 
 def round_errors(state: RoundForm, error: InvalidInput) -> None:
     for problem in error.problems:
-        key = (
-            f"{problem.field}-{problem.player_id}"
-            if problem.field in ("dutch", "blitz") and problem.player_id
-            else "round"
-        )
+        if problem.field in ("dutch", "blitz", "hand") and problem.player_id:
+            key = f"{problem.field}-{problem.player_id}"
+        elif problem.field in ("caller", "knocker"):
+            key = "caller"
+        else:
+            key = "round"
         state.errors.setdefault(key, []).append(problem_text(problem))

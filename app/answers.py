@@ -1,0 +1,276 @@
+"""The API's answer models: what a game, a change, a preset or a problem looks like in JSON (one model
+per kind where the kinds differ: rules, players, rounds, scores). app.views builds the game's JSON by
+hand for speed; tests/test_api.py and tests/test_api_kinds.py check it against these models.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel
+from pydantic import Field as PField
+
+from app import timing
+from app.schemas import (
+    BLITZ_POINTS_TEXT,
+    COUNTY_TEXT,
+    DECK_TEXT,
+    DUTCH_POINTS_TEXT,
+    END_TEXT,
+    KIND_TEXT,
+    LIVES_TEXT,
+    MUST_GO_OUT_TEXT,
+    PILE_TEXT,
+    PRESET_TEXT,
+    ROUNDS_TEXT,
+    TARGET_TEXT,
+    TIE_BREAK_TEXT,
+    EndName,
+    KindName,
+    PresetName,
+    TieBreakName,
+)
+
+
+class CardsRulesPublic(BaseModel):
+    """A `cards` game's rules (Dutch Blitz, Nerts, Ligretto)."""
+
+    kind: Literal["cards"] = PField(description=KIND_TEXT)
+    preset: PresetName = PField(description=PRESET_TEXT)
+    target: int = PField(description=TARGET_TEXT)
+    dutch_points: int = PField(description=DUTCH_POINTS_TEXT)
+    blitz_points: int = PField(description=BLITZ_POINTS_TEXT)
+    tie_break: TieBreakName = PField(description=TIE_BREAK_TEXT)
+    pile_size: int = PField(description=PILE_TEXT)
+    deck_size: int = PField(description=DECK_TEXT)
+    must_go_out: bool = PField(description=MUST_GO_OUT_TEXT)
+    end: EndName = PField(description=END_TEXT)
+    rounds: int = PField(description=ROUNDS_TEXT)
+
+
+class LowestRulesPublic(BaseModel):
+    """A `lowest` game's rules (Dutch)."""
+
+    kind: Literal["lowest"] = PField(description=KIND_TEXT)
+    preset: PresetName = PField(description=PRESET_TEXT)
+    target: int = PField(description=TARGET_TEXT)
+    tie_break: TieBreakName = PField(description=TIE_BREAK_TEXT)
+
+
+class LivesRulesPublic(BaseModel):
+    """A `lives` game's rules (31)."""
+
+    kind: Literal["lives"] = PField(description=KIND_TEXT)
+    preset: PresetName = PField(description=PRESET_TEXT)
+    lives: int = PField(description=LIVES_TEXT)
+    county: bool = PField(description=COUNTY_TEXT)
+
+
+RulesPublic = Annotated[CardsRulesPublic | LowestRulesPublic | LivesRulesPublic, PField(discriminator="kind")]
+
+
+class PlayerPublic(BaseModel):
+    id: int = PField(description="The player's id in this game (for scores).")
+    name: str
+    starting_score: int
+    total: int = PField(description="Starting score plus every round's points (`lives`: the lives left).")
+    rank: int = PField(
+        description="1 for first place; equal places share a rank (1, 1, 3). `cards`: by the highest total, "
+        "`lowest`: by the lowest, `lives`: by lives left, then the later out the higher."
+    )
+
+
+class LivesPlayerPublic(PlayerPublic):
+    """A player of a `lives` game (31)."""
+
+    lives: int = PField(description="The lives left (0: on the county, or out).")
+    out: bool = PField(description="Out of the game.")
+
+
+class ScorePublic(BaseModel):
+    """A player's part of a `cards` round."""
+
+    player_id: int
+    dutch: int = PField(description="Cards played to the centre (the Dutch piles).")
+    blitz: int = PField(description="Cards left in the player's own pile.")
+    points: int = PField(description="This round's points under the game's rules.")
+    total: int = PField(description="The player's running total after this round.")
+
+
+class HandScorePublic(BaseModel):
+    """A player's part of a `lowest` round (Dutch)."""
+
+    player_id: int
+    hand: int = PField(description="The points in the player's hand.")
+    points: int = PField(description="This round's points: the hand, or 0 (see the rules in the README).")
+    total: int = PField(description="The player's running total after this round.")
+
+
+class LivesScorePublic(BaseModel):
+    """A player's part of a `lives` round (31)."""
+
+    player_id: int
+    hand: int = PField(description="The hand's value, 0–31.")
+    lives_lost: int = PField(description="The lives this round cost the player (0, 1 or 2).")
+    lives: int = PField(description="The player's lives left after this round.")
+
+
+class RoundPublic(BaseModel):
+    """A `cards` round."""
+
+    number: int = PField(description="1 for the first round; deleting a round renumbers the later ones.")
+    scores: list[ScorePublic] = PField(description="In seating order.")
+    started_at: datetime | None = PField(description='When the round started (its "Blitz!"); null when unknown.')
+    duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
+
+
+class LowestRoundPublic(BaseModel):
+    """A `lowest` round (Dutch)."""
+
+    number: int = PField(description="1 for the first round; deleting a round renumbers the later ones.")
+    scores: list[HandScorePublic] = PField(description="In seating order.")
+    caller: int | None = PField(description='Who called "Dutch" (null: nobody).')
+    penalty: int | None = PField(
+        description="A caller who did not have the lowest hand, and takes a penalty card next round."
+    )
+    started_at: datetime | None = PField(description="When the round started; null when unknown.")
+    duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
+
+
+class LivesRoundPublic(BaseModel):
+    """A `lives` round (31)."""
+
+    number: int = PField(description="1 for the first round; deleting a round renumbers the later ones.")
+    scores: list[LivesScorePublic] = PField(description="The players still in, in seating order.")
+    knocker: int | None = PField(description="Who knocked (null: nobody).")
+    void: bool = PField(description="It would have put every player out at once, so it counts for nothing.")
+    started_at: datetime | None = PField(description="When the round started; null when unknown.")
+    duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
+
+
+class GamePublic(BaseModel):
+    id: str = PField(description="The game's id, as in its links.")
+    name: str
+    version: int = PField(description='Bumped by every change; the ETag is `"<version>"`.')
+    created_at: datetime
+    updated_at: datetime = PField(description="When the game last changed.")
+    status: Literal["playing", "finished"]
+    winners: list[int] = PField(description="Player ids; more than one only with `tie_break: shared`.")
+    tie_break: bool = PField(description="True while a tie-break round is due (play_on and first place is tied).")
+    leaders: list[int] = PField(description="Player ids in first place now (`lowest`: the lowest total).")
+    rules: RulesPublic
+    players: list[LivesPlayerPublic | PlayerPublic] = PField(description="In seating order.")
+    rounds: list[RoundPublic | LowestRoundPublic | LivesRoundPublic]
+    round_started_at: datetime | None = PField(
+        description='The running round\'s start (its "Blitz!", which may be a few seconds ahead), from '
+        "`POST /games/{id}/start`; null when no round was started since the last one was saved."
+    )
+
+
+class RoundStarted(GamePublic):
+    blitz_at: datetime = PField(
+        description=f'When "Blitz!" happens: the server\'s time now plus {timing.COUNTDOWN_S} s.'
+    )
+    server_now: datetime = PField(
+        description="The server's time as it answered: a client's offset is `server_now` minus its own clock "
+        'on receipt, and its "Blitz!" is `blitz_at` minus that offset in its own clock.'
+    )
+
+
+class GameUrls(BaseModel):
+    view: str = PField(description="The view link: anyone with it watches the game live.")
+    edit: str = PField(description="The edit link: it hands the edit key to a browser. Keep it secret.")
+
+
+class GameCreated(GamePublic):
+    edit_key: str = PField(description="The secret that changes this game (Authorization: Bearer). Shown only here.")
+    urls: GameUrls
+
+
+class FieldError(BaseModel):
+    field: str = PField(description='Where in the request: "players[1].name", "scores", "rules.target", a header.')
+    message: str = PField(description="What is wrong, for people.")
+
+
+class ProblemDetails(BaseModel):
+    """RFC 9457 problem details, as application/problem+json."""
+
+    type: str = PField(description="A URI naming the kind of problem; stable, for programs.")
+    title: str = PField(description="A short summary of the kind of problem.")
+    status: int = PField(description="The HTTP status, repeated.")
+    detail: str = PField(description="What went wrong this time, for people.")
+    errors: list[FieldError] | None = PField(None, description="On 422: each problem and where it is.")
+    request_id: str | None = PField(
+        None, description="On a 500 or 503: the id in the server's logs (also the X-Request-ID header)."
+    )
+
+
+class CardsPublic(BaseModel):
+    player_id: int
+    dutch: int | None = PField(None, description="`cards`: cards the player put on the Dutch piles.")
+    blitz: int | None = PField(None, description="`cards`: cards left in the player's Blitz pile.")
+    hand: int | None = PField(None, description="`lowest`, `lives`: the hand's points.")
+
+
+class RoundCardsPublic(BaseModel):
+    """A round as entered, every player's part, in seating order."""
+
+    scores: list[CardsPublic]
+    caller: int | None = PField(None, description="`lowest`: who called Dutch; `lives`: who knocked.")
+
+
+class SettingsPublic(BaseModel):
+    """The settings a rules change touched, and only those."""
+
+    name: str | None = None
+    target: int | None = None
+    dutch_points: int | None = None
+    blitz_points: int | None = None
+    tie_break: TieBreakName | None = None
+    pile_size: int | None = None
+    deck_size: int | None = None
+    must_go_out: bool | None = None
+    end: EndName | None = None
+    rounds: int | None = None
+    lives: int | None = None
+    county: bool | None = None
+
+
+class ChangePublic(BaseModel):
+    id: int = PField(description="The change's id in this game (for a revert).")
+    at: datetime = PField(description="When it was made (UTC).")
+    kind: Literal["correction", "deletion", "restoration", "rules"] = PField(
+        description="`correction`: a round's cards were replaced; `deletion`: a round was deleted; "
+        "`restoration`: a deleted round came back (a revert of its deletion); `rules`: the name or house rules."
+    )
+    round: int | None = PField(
+        description="The round's number when it changed (later deletions may have moved it since); null for rules."
+    )
+    reverts: int | None = PField(description="The id of the change this one undid, when it was a revert.")
+    revertable: bool = PField(
+        description="Whether it can be reverted now: what it touched is still as it left it (and, for a "
+        "deletion, the round's place is still there)."
+    )
+    old: RoundCardsPublic | SettingsPublic | None = PField(
+        description="What was there before: the round's cards (null for a restoration), or the settings' old values."
+    )
+    new: RoundCardsPublic | SettingsPublic | None = PField(
+        description="What was there after: the round's cards (null for a deletion), or the settings' new values."
+    )
+
+
+class ParamPublic(BaseModel):
+    default: int | bool | str = PField(description="The preset's value.")
+    type: Literal["integer", "boolean", "string"]
+    minimum: int | None = PField(None, description="For integers: the least value allowed.")
+    maximum: int | None = PField(None, description="For integers: the greatest value allowed.")
+    enum: list[str] | None = PField(None, description="For strings: the values allowed.")
+
+
+class PresetPublic(BaseModel):
+    """A game Blitzboard keeps: its rule family and every parameter, filled in, with its bounds."""
+
+    name: PresetName = PField(description="What `rules.preset` takes.")
+    kind: KindName = PField(description="Its rule family, what `rules.kind` says.")
+    params: dict[str, ParamPublic] = PField(description="Each parameter of the kind, by its name in `rules`.")
