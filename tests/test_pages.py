@@ -705,6 +705,13 @@ def test_changing_the_house_rules_mid_game_recomputes_the_totals(client: TestCli
         "dutch_points": "1",
         "blitz_points": "-2",
         "tie_break": "play_on",
+        # Every parameter of Dutch Blitz (issue 15), the box with its marker (unchecked sends nothing).
+        "end": "target",
+        "rounds": "10",
+        "pile_size": "10",
+        "deck_size": "40",
+        "must_go_out": "1",
+        "must_go_out_shown": "1",
     }
     response = table.submit(form, {"dutch_points": "3", "blitz_points": "-5", "target": "30"})
     assert response.status_code == 303

@@ -29,7 +29,7 @@ from app.errors import (
     VersionMismatch,
 )
 from app.games import Games
-from app.i18n import _, problem_text
+from app.i18n import _
 from app.idempotency import Idempotency
 from app.ratelimit import client_address, wrong_key_wait
 from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
@@ -48,7 +48,7 @@ from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts
-from app.web.forms import read_form, rules_numbers
+from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
@@ -299,40 +299,41 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
 
 @router.post("/g/{game_id}/rules", name="rules_page")
 async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """The game's name and the parameters of its kind (the form shows only those). A parameter the form
+    does not send is left as it is; one sent empty is refused, since the form shows every value."""
     form = await read_form(request)
-    errors: dict[str, list[str]] = {}
-    values = rules_numbers(form, {"target": 0, "dutch_points": 0, "blitz_points": 0}, errors, required=True)
-    tie_break = form.get("tie_break") if form.get("tie_break") in ("play_on", "shared") else "play_on"
-    typed = {k: form.get(k, "") for k in ("target", "dutch_points", "blitz_points", "game_name")} | {
-        "tie_break": tie_break
-    }
+    typed = read_rules(form, ALL_PARAMS, required=True)
+    values = typed.typed | {"game_name": form.get("game_name", "")}
     credential = keeper_credential(request, game_id, form.get("csrf"))
-    if errors:  # what could not be read; the use case judges the rest once it can be
-        return _keeper_answer(request, games, game_id, rules_form={"values": typed, "errors": errors}, status=422)
+    if typed.unreadable:  # what could not be read; the use case judges the rest once it can be
+        view = games.get(game_id)
+        errors = beside_the_fields(typed.messages(view.rules.preset), view.rules)
+        return _rules_refused(request, games, view, values, errors, 422)
     # Built without pydantic's range checks (model_construct): the use case checks, with the messages.
     update = GameUpdate.model_construct(
-        name=form.get("game_name", "")[:1000], rules=RulesUpdate.model_construct(**values, tie_break=tie_break)
+        name=form.get("game_name", "")[:1000], rules=RulesUpdate.model_construct(**typed.params)
     )
     try:
         games.update(game_id, credential, update, if_match=form.get("version") or None)
     except InvalidInput as error:
+        view = games.get(game_id)
+        errors: dict[str, list[str]] = {}
         for problem in error.problems:
-            errors.setdefault("game_name" if problem.field == "name" else problem.field, []).append(
-                problem_text(problem)
-            )
-        return _keeper_answer(request, games, game_id, rules_form={"values": typed, "errors": errors}, status=422)
+            field = "game_name" if problem.field == "name" else problem.field
+            errors.setdefault(field, []).append(rules_problem_text(problem, view.rules.preset))
+        return _rules_refused(request, games, view, values, beside_the_fields(errors, view.rules), 422)
     except VersionMismatch:
-        return _keeper_answer(
-            request,
-            games,
-            game_id,
-            rules_form={
-                "values": typed,
-                "errors": {"rules": [_("The game changed on another device: save again.")]},
-            },
-            status=409,
-        )
+        errors = {"rules": [_("The game changed on another device: save again.")]}
+        return _rules_refused(request, games, games.get(game_id), values, errors, 409)
     return _keeper_answer(request, games, game_id)
+
+
+def _rules_refused(
+    request: Request, games: Games, view: GameView, values: dict[str, str], errors: dict[str, list[str]], status: int
+) -> Response:
+    """The rules form back open, with what was typed and the messages (templates/_rules_form.html)."""
+    rules_form = {"values": values, "errors": errors}
+    return _keeper_answer(request, games, view.game.id, rules_form=rules_form, status=status, view=view)
 
 
 @router.post("/g/{game_id}/rematch", name="rematch_page")
