@@ -523,7 +523,6 @@ def test_the_tv_view_of_each_kind_shows_the_same_scoreboard(client: TestClient, 
 # --- bugs ----------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an unnamed game of another kind is titled 'Dutch Blitz'")
 @pytest.mark.parametrize("rules", [DUTCH, T31, {"preset": "nerts"}], ids=["dutch", "thirty-one", "nerts"])
 def test_an_unnamed_game_of_another_kind_is_not_titled_dutch_blitz(client: TestClient, make_game, rules):
     game = new_game(make_game, rules)
@@ -531,7 +530,6 @@ def test_an_unnamed_game_of_another_kind_is_not_titled_dutch_blitz(client: TestC
     assert "Dutch Blitz" not in text(view(client, game).select_one("h1.game-title bdi"))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the keeper's rules form offers Dutch Blitz's fields in every kind")
 @pytest.mark.parametrize("rules", [DUTCH, T31], ids=["dutch", "thirty-one"])
 def test_the_keepers_rules_form_of_dutch_or_31_renames_the_game(make_game, rules):
     game = new_game(make_game, rules)

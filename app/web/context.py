@@ -24,6 +24,7 @@ from app.timing import COUNTDOWN_S, epoch_ms
 from app.urls import absolute_url, urls_for
 from app.views import GameView
 from app.web.changes import SHOWN, ChangeLine
+from app.web.presets import preset_name
 from app.web.render import is_htmx
 
 
@@ -177,6 +178,7 @@ def game_context(
             seats, state, TV if tv else PHONE, target_text=_("target {target}").format(target=state.rules.target)
         ),
         "kind": state.rules.kind.value,
+        "preset_name": preset_name,  # an unnamed game is called by its game ("Nerts")
         "words": card_words(state.rules.preset),  # "cards", "lowest" or "lives": what the templates show
         # Who the round form asks about: in 31, the players still in before the round.
         "entry_players": entry_players(view, form.number) if keeper and form is not None else view.players,

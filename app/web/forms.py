@@ -129,7 +129,8 @@ class TypedRules:
         said = {}
         for name, fault in self.unreadable.items():
             key = message_key(name, preset)
-            said[name] = [_(EMPTY[key] if fault == "empty" else NOT_A_NUMBER[key])]
+            message = EMPTY[key] if fault == "empty" else NOT_A_NUMBER[key]  # marked where defined (N_)
+            said[name] = [_(message)]
         return said
 
 

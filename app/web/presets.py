@@ -6,17 +6,22 @@ English here, marked for the catalogs (N_); both functions answer in the request
 
 from __future__ import annotations
 
-from app.i18n import N_, _
+from app.i18n import N_, _, pgettext
 
-# In the order of scoring.PRESETS (the picker's order: Dutch Blitz first).
-NAMES: dict[str, str] = {
-    "dutch_blitz": N_("Dutch Blitz"),
-    "dutch_blitz_100": N_("Dutch Blitz to 100"),
-    "nerts": N_("Nerts"),
-    "ligretto": N_("Ligretto"),
-    "dutch": N_("Dutch"),
-    "thirty_one": N_("31"),
-}
+
+def _names() -> dict[str, str]:
+    """Each game's name in the request's language, in the order of scoring.PRESETS (the picker's
+    order: Dutch Blitz first). With a context: "Dutch" the game is not the Dutch cards' column."""
+    return {
+        "dutch_blitz": pgettext("name of a game", "Dutch Blitz"),
+        "dutch_blitz_100": pgettext("name of a game", "Dutch Blitz to 100"),
+        "nerts": pgettext("name of a game", "Nerts"),
+        "ligretto": pgettext("name of a game", "Ligretto"),
+        "dutch": pgettext("name of a game", "Dutch"),
+        "thirty_one": pgettext("name of a game", "31"),
+    }
+
+
 # How each is won, in one line: "Dutch" and "Dutch Blitz" share a name and nothing else, so the picker
 # says which is which.
 BLURBS: dict[str, str] = {
@@ -31,7 +36,7 @@ BLURBS: dict[str, str] = {
 
 def preset_name(preset: str) -> str:
     """The game's name for people ("Nerts"), in the request's language; an unknown preset as it is."""
-    return _(NAMES[preset]) if preset in NAMES else preset
+    return _names().get(preset, preset)
 
 
 def preset_blurb(preset: str) -> str:
