@@ -120,9 +120,19 @@
     if (next) {
       next.focus();
       next.select();
+      keepClear(next, form);
     } else {
       form.querySelector("button[type=submit]").focus();
     }
+  }
+
+  // A field the cursor moved to may sit under the Save bar pinned to the bottom (a long form: 8
+  // players): focus() scrolls only when the field is off screen, so scroll it clear of the bar.
+  function keepClear(field, form) {
+    var bar = form.querySelector(".actions");
+    if (!bar) return;
+    var below = field.getBoundingClientRect().bottom - bar.getBoundingClientRect().top + 8;
+    if (below > 0) window.scrollBy(0, below);
   }
 
   // Enter (a hardware keyboard, or the phone keyboard's "next") moves to the next field of the round;
