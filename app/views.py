@@ -103,20 +103,39 @@ def set_rules(game: Game, rules: scoring.Rules) -> None:
         setattr(game, RULE_COLUMNS.get(name, name), value.value if isinstance(value, StrEnum) else value)
 
 
-def _score_public(kind: scoring.Kind, s: scoring.ScoredScore) -> dict[str, Any]:
-    if kind == scoring.Kind.CARDS:
-        return {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
-    if kind == scoring.Kind.LOWEST:
-        return {"player_id": s.player_id, "hand": s.hand, "points": s.points, "total": s.total}
-    return {"player_id": s.player_id, "hand": s.hand, "lives_lost": s.lives_lost, "lives": s.total}
+# A round's part of the game's JSON, per kind: its scores (one comprehension a round, not a call a
+# score: a long game has thousands) and what the round adds.
+def _cards_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "scores": [
+            {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
+            for s in r.scores
+        ],
+    }
 
 
-def _round_extra(kind: scoring.Kind, r: scoring.ScoredRound) -> dict[str, Any]:
-    if kind == scoring.Kind.LOWEST:
-        return {"caller": r.caller, "penalty": r.penalty}
-    if kind == scoring.Kind.LIVES:
-        return {"knocker": r.caller, "void": r.void}
-    return {}
+def _lowest_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "scores": [{"player_id": s.player_id, "hand": s.hand, "points": s.points, "total": s.total} for s in r.scores],
+        "caller": r.caller,
+        "penalty": r.penalty,
+    }
+
+
+def _lives_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "scores": [
+            {"player_id": s.player_id, "hand": s.hand, "lives_lost": s.lives_lost, "lives": s.total} for s in r.scores
+        ],
+        "knocker": r.caller,
+        "void": r.void,
+    }
+
+
+_ROUND_PUBLIC = {scoring.Kind.CARDS: _cards_round, scoring.Kind.LOWEST: _lowest_round, scoring.Kind.LIVES: _lives_round}
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -144,6 +163,7 @@ def to_public(view: GameView) -> dict[str, Any]:
     ranks = {s.player.id: s.rank for s in state.standings}
     kind = state.rules.kind
     lives = kind == scoring.Kind.LIVES
+    round_public = _ROUND_PUBLIC[kind]
     no_time = RoundTime()
     times = [view.times.get(round_id, no_time) for round_id in view.round_ids]
     return {
@@ -169,13 +189,7 @@ def to_public(view: GameView) -> dict[str, Any]:
             for p in view.players
         ],
         "rounds": [
-            {
-                "number": r.number,
-                "scores": [_score_public(kind, s) for s in r.scores],
-                **_round_extra(kind, r),
-                "started_at": _maybe_timestamp(t.started_at),
-                "duration_s": t.duration_s,
-            }
+            round_public(r) | {"started_at": _maybe_timestamp(t.started_at), "duration_s": t.duration_s}
             for r, t in zip(state.rounds, times, strict=True)
         ],
         "round_started_at": _maybe_timestamp(game.round_started_at),
