@@ -33,8 +33,9 @@ from typing import Any, Protocol
 from sqlmodel import Session, select
 
 from app import scoring
-from app.errors import CantRevert, GameNotFound, TooManyRounds
-from app.i18n import N_, _, ngettext
+from app.errors import CantRevert, GameNotFound, InvalidInput, TooManyRounds
+from app.game_rules import rounds_under
+from app.i18n import N_, _, ngettext, problem_text
 from app.idempotency import Idempotency
 from app.models import Game, Round, RoundChange
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
@@ -53,6 +54,13 @@ CHANGED_AGAIN = {
     "dutch_points": N_("Points per Dutch card was changed again since: revert the later change first."),
     "blitz_points": N_("Points per Blitz card was changed again since: revert the later change first."),
     "tie_break": N_("The tie rule was changed again since: revert the later change first."),
+    "pile_size": N_("The pile size was changed again since: revert the later change first."),
+    "deck_size": N_("The deck size was changed again since: revert the later change first."),
+    "must_go_out": N_("“Someone must go out” was changed again since: revert the later change first."),
+    "end": N_("The end of the game was changed again since: revert the later change first."),
+    "rounds": N_("The number of rounds was changed again since: revert the later change first."),
+    "lives": N_("The starting lives were changed again since: revert the later change first."),
+    "county": N_("The county rule was changed again since: revert the later change first."),
 }
 
 
@@ -121,7 +129,7 @@ class Change:
 def why_not(change: Change, view: GameView) -> str | None:
     """Why the change can't be reverted on the game as it stands; None when it can."""
     if change.kind == RULES:
-        return _rules_moved(change, settings_of(view.game))
+        return _rules_moved(change, settings_of(view.game)) or _rules_break_rounds(change, view)
     number = change.round_number
     if change.kind == DELETION:
         # Its row id back with its cards: restored (SQLite may give its id to a new round instead).
@@ -146,6 +154,16 @@ def why_not(change: Change, view: GameView) -> str | None:
 def _entry(logged: dict[str, Any] | None) -> dict[str, Any]:
     """A logged round's cards and caller (a deletion's entry also says whether it was last, and its time)."""
     return {name: value for name, value in (logged or {}).items() if name in ("scores", "caller")}
+
+
+def _rules_break_rounds(change: Change, view: GameView) -> str | None:
+    """Why the old rules can't come back: a round played since that they don't allow (31: a player out
+    who would still be in; a pile smaller than the cards left in it)."""
+    old = {name: value for name, value in (change.old or {}).items() if name in scoring.PARAMS[view.rules.kind]}
+    if not old:
+        return None
+    problems = rounds_under(view, scoring.with_params(view.rules, old))
+    return problem_text(problems[0]) if problems else None
 
 
 def _deleted_since(number: int | None) -> str:
@@ -259,7 +277,10 @@ class ChangeLog:
         self._reverting = change
         try:
             if change.kind == RULES:
-                return writes.update(game_id, credential, _rules_update(change.old or {}), **options)
+                try:
+                    return writes.update(game_id, credential, _rules_update(change.old or {}), **options)
+                except InvalidInput as error:  # the old rules don't allow a round played since
+                    raise CantRevert(error.detail) from error
             if change.kind == DELETION:
                 return self._restore(game_id, change, credential, **options)
             if change.kind == RESTORATION:

@@ -9,9 +9,9 @@ from app.errors import InvalidInput
 from app.models import Game
 from app.names import clean_name, game_name_problem
 from app.schemas import GameCreate, RulesCreate, RulesUpdate
-from app.views import rules_of
+from app.views import GameView, rules_of
 
-__all__ = ["changed_rules", "new_game", "new_rules"]
+__all__ = ["changed_rules", "new_game", "new_rules", "rounds_under"]
 
 
 def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules]:
@@ -66,3 +66,16 @@ def changed_rules(game: Game, data: RulesUpdate) -> tuple[scoring.Rules, list[sc
         if getattr(data, name) not in (None, now)
     ]
     return _with_params(current, data, problems)
+
+
+def rounds_under(view: GameView, rules: scoring.Rules) -> list[scoring.Problem]:
+    """Whether every round played is still possible under these rules (a smaller pile, fewer lives):
+    a rules change, or the revert of one, is refused when one is not."""
+    players = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    rounds = [s for _, s in view.played()]
+    if rules.kind == scoring.Kind.CARDS:
+        for number, scores in enumerate(rounds, 1):
+            if scoring.validate_round(players, scores, rules):
+                return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
+        return []
+    return scoring.check_later_rounds(players, rules, rounds)

@@ -25,7 +25,7 @@ from app.errors import (
     InvalidInput,
     TooManyRounds,
 )
-from app.game_rules import changed_rules, new_game
+from app.game_rules import changed_rules, new_game, rounds_under
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.keeping import Keeping
@@ -167,7 +167,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                 game.name = name
             if data.rules is not None:
                 rules, refused = changed_rules(game, data.rules)
-                problems += refused or self._rounds_under(view, rules)
+                problems += refused or rounds_under(view, rules)
                 if not problems:
                     set_rules(game, rules)
             if problems:
@@ -345,18 +345,6 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
         if problems:
             raise InvalidInput(problems)
-
-    @staticmethod
-    def _rounds_under(view: GameView, rules: scoring.Rules) -> list[scoring.Problem]:
-        """Whether every round played is still possible under new rules (a smaller pile, fewer lives)."""
-        players = seats(view)
-        rounds = [s for _, s in view.played()]
-        if rules.kind == scoring.Kind.CARDS:
-            for number, scores in enumerate(rounds, 1):
-                if scoring.validate_round(players, scores, rules):
-                    return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
-            return []
-        return scoring.check_later_rounds(players, rules, rounds)
 
     def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
         own = CALLER_FIELD.get(rules.kind)

@@ -23,6 +23,10 @@ _REPLAYED = {
     "(nothing changed again).",
     "schema": {"type": "string", "enum": ["true"]},
 }
+_PRESETS_ETAG = {
+    "description": "A digest of the presets: send it as `If-None-Match` to get 304 while they are unchanged.",
+    "schema": {"type": "string"},
+}
 _PROBLEM_SCHEMA = {"$ref": "#/components/schemas/ProblemDetails"}
 UNAVAILABLE = {
     "description": TITLES[503],
@@ -51,17 +55,17 @@ def finish(schema: dict[str, Any]) -> dict[str, Any]:
                 if status in ("429", "503"):
                     headers.setdefault("Retry-After", _RETRY_AFTER)
                 if status.startswith("2") and "application/json" in content:
-                    headers["ETag"] = _ETAG
+                    headers["ETag"] = _PRESETS_ETAG if path == "/api/v1/presets" else _ETAG
                     if method != "get":
                         headers["Idempotent-Replayed"] = _REPLAYED
                 if status == "201" and path == "/api/v1/games":
                     headers["Location"] = _LOCATION
                 if not headers:
                     del response["headers"]
-            if method == "get" and "ETag" in responses.get("200", {}).get("headers", {}):
+            etag = responses.get("200", {}).get("headers", {}).get("ETag")
+            if method == "get" and etag:
                 responses.setdefault(
-                    "304",
-                    {"description": "Not modified: the If-None-Match ETag is current", "headers": {"ETag": _ETAG}},
+                    "304", {"description": "Not modified: the If-None-Match ETag is current", "headers": {"ETag": etag}}
                 )
     return schema
 

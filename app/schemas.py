@@ -21,18 +21,20 @@ StartingScore = Annotated[int, Strict(), PField(ge=scoring.STARTING_SCORE_RANGE[
 Points = Annotated[int, Strict(), PField(ge=scoring.POINTS_RANGE[0], le=scoring.POINTS_RANGE[1])]
 Target = Annotated[int, Strict(), PField(ge=scoring.TARGET_RANGE[0], le=scoring.TARGET_RANGE[1])]
 # Card counts are parsed wide and judged by the rules, whose messages name the player ("Ana's Blitz
-# cards must be between 0 and 10"); the document declares the real ranges.
+# cards must be between 0 and 10"); the document declares the widest ranges any game's house rules
+# allow (a deck of up to 208 cards, a pile of up to 52: Dutch Blitz's own 40 and 10 are its preset's,
+# listed with every game's by GET /api/v1/presets), so it never refuses a round a game takes.
 DutchCount = Annotated[
     int,
     Strict(),
     PField(ge=-1_000_000, le=1_000_000),
-    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.DECK_SIZE}),
+    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.BOUNDS["deck_size"][1]}),
 ]
 BlitzCount = Annotated[
     int,
     Strict(),
     PField(ge=-1_000_000, le=1_000_000),
-    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.BLITZ_PILE_SIZE}),
+    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.BOUNDS["pile_size"][1]}),
 ]
 Hand = Annotated[
     int,

@@ -619,3 +619,32 @@ def test_the_log_keeps_a_dutch_correction_with_hands_and_caller_and_a_revert_put
     assert response.json()["rounds"] == game.get()["rounds"] == before["rounds"]
     latest = client.get(game_url(game.id, "/changes")).json()[0]
     assert (latest["reverts"], latest["new"], latest["old"]) == (change["id"], change["old"], change["new"])
+
+
+def test_a_rules_change_whose_old_rules_no_longer_fit_the_rounds_is_not_revertable(client: TestClient, make_game):
+    """31 from 3 lives down to 1: Ana's first lost life puts her out and she plays no more. Three lives
+    again would make her missing from round 2, so the log says the change can't be reverted, and a
+    revert is refused (409) with that reason, changing nothing."""
+    game = make_game(players(3), T31)
+    ids = game.player_ids
+    patched = client.patch(game_url(game.id), json={"rules": {"lives": 1, "county": False}}, headers=game.auth)
+    assert patched.status_code == 200, patched.text
+    play(game, hands(ids, (5, 20, 25)))  # Ana lowest: out
+    play(game, hands(ids, (None, 20, 25)))  # Ben lowest: out, Cy wins
+    change = client.get(game_url(game.id, "/changes")).json()[0]
+    assert (change["kind"], change["old"]) == ("rules", {"lives": 3, "county": True})
+    assert change["revertable"] is False
+    before = game.get()
+    refused = client.post(game_url(game.id, f"/changes/{change['id']}/revert"), headers=game.auth)
+    body = assert_problem(refused, 409)
+    assert "round 2" in body["detail"] and "Ana" in body["detail"]
+    assert game.get() == before
+
+
+def test_the_presets_answer_304_while_unchanged(client: TestClient):
+    first = client.get(f"{API}/presets")
+    etag = first.headers["etag"]
+    assert etag.startswith('"presets-') and first.headers["cache-control"] == "public, max-age=3600"
+    again = client.get(f"{API}/presets", headers={"If-None-Match": etag})
+    assert (again.status_code, again.content, again.headers["etag"]) == (304, b"", etag)
+    assert client.get(f"{API}/presets", headers={"If-None-Match": '"presets-0"'}).status_code == 200

@@ -258,6 +258,20 @@ def test_the_game_kinds_migration_makes_every_old_game_dutch_blitz_and_undoes_cl
     assert at_head(engine)
 
 
+def test_the_game_kinds_migration_will_not_undo_over_a_game_of_another_kind(own_engine: Engine):
+    """A database before 0006 knows only Dutch Blitz: downgrading would turn a game of 31 into one and
+    lose its hands, so the downgrade refuses and changes nothing."""
+    engine = own_engine
+    upgrade(engine)
+    with Session(engine) as session:
+        session.add(Game(id="g31", edit_key_hash="0" * 64, kind="lives", preset="thirty_one"))
+        session.commit()
+    with pytest.raises(RuntimeError, match="not Dutch Blitz"):
+        downgrade(engine, "0005")
+    assert at_head(engine)
+    assert {"kind", "lives"} <= columns(engine, "game")
+
+
 def test_upgrade_twice_is_harmless(engine: Engine):
     upgrade(engine)
     assert at_head(engine)

@@ -37,6 +37,22 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # Before 0006 every game was Dutch Blitz: a game of another kind would come back as one, with its
+    # hands lost. Refuse rather than change what was played (delete or export those games first).
+    others = (
+        op.get_bind()
+        .execute(
+            sa.text(
+                "SELECT count(*) FROM game WHERE kind <> 'cards' OR preset NOT IN ('dutch_blitz', 'dutch_blitz_100')"
+            )
+        )
+        .scalar()
+    )
+    if others:
+        raise RuntimeError(
+            f"{others} game(s) are not Dutch Blitz: a database before revision 0006 can't hold them. "
+            "Delete them (blitzboard prune, or from their pages) before downgrading."
+        )
     # Plain DROP COLUMN, not batch mode (see 0005: rebuilding `game` on SQLite would cascade).
     op.drop_column("round_score", "called")
     op.drop_column("round_score", "hand")

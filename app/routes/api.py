@@ -7,6 +7,9 @@ app.problems as application/problem+json (RFC 9457): type, title, status, detail
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -76,18 +79,24 @@ def create_game(
 
 
 _PRESETS = describe()  # fixed for the life of the process
+# Its ETag: a digest of the list, so a client's copy stays good across restarts until the presets change.
+_PRESETS_ETAG = '"presets-' + hashlib.sha256(json.dumps(_PRESETS, sort_keys=True).encode()).hexdigest()[:16] + '"'
 
 
 @router.get(
     "/presets",
     response_model=list[PresetPublic],
+    responses=problem_responses(422),
     summary="The games Blitzboard keeps",
     description="Every preset (`rules.preset`) with its rule family (`rules.kind`) and each parameter it "
     "takes in `rules`, filled in with the preset's value and the bounds a game may set it to, so a client "
     "can build its form. Dutch Blitz first.",
 )
-def list_presets() -> JSONResponse:
-    return JSONResponse(_PRESETS, headers={"Cache-Control": "public, max-age=3600"})
+def list_presets(if_none_match: IfNoneMatch = None) -> Response:
+    headers = {"Cache-Control": "public, max-age=3600", "ETag": _PRESETS_ETAG}
+    if if_none_match and none_match(if_none_match, _PRESETS_ETAG):
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(_PRESETS, headers=headers)
 
 
 @router.get(
@@ -113,7 +122,9 @@ _WRITE_ERRORS = problem_responses(401, 403, 404, 410, 412, 413, 422, 429)
     response_model=GamePublic,
     responses=_WRITE_ERRORS,
     summary="Rename a game or change its house rules",
-    description="Totals, ranks and the winner are recomputed from every round under the new rules.",
+    description="Totals, ranks and the winner are recomputed from every round under the new rules. The "
+    "parameters are those of the game's kind; its kind and preset can't change, and a change that makes a "
+    "round already played impossible (a pile smaller than the cards left in it, fewer lives in 31) is a 422.",
 )
 def update_game(
     game_id: GameId,
@@ -135,7 +146,9 @@ def update_game(
     response_model=GamePublic,
     responses=problem_responses(401, 403, 404, 409, 410, 412, 413, 422, 429),
     summary="Add a round",
-    description="One score per player: Dutch cards played and Blitz cards left. 409 once the game is over.",
+    description="One score per player: cards played and cards left in the pile (Dutch Blitz, Nerts, Ligretto), "
+    "or each hand with the round's `caller` (Dutch) or `knocker` (31; only the players still in). 409 once the "
+    "game is over.",
 )
 def add_round(
     game_id: GameId,
