@@ -88,9 +88,10 @@ def snapshot(
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
 
 
-# The game's columns of the other rule parameters, and their values in a Dutch Blitz game.
+# The game's columns of the other rule parameters (a storage format: this order, whatever the model's),
+# and their values in a Dutch Blitz game.
 FAMILY = ("kind", "preset", "pile_size", "deck_size", "must_go_out", "end_by", "round_limit", "lives", "county")
-FAMILY_DEFAULTS = ["cards", "dutch_blitz", 10, 40, True, "target", 10, 3, True]
+FAMILY_DEFAULTS = [getattr(Game(id="", edit_key_hash=""), name) for name in FAMILY]  # the model's: Dutch Blitz
 
 
 def _flat(score: scoring.Score) -> tuple[int, ...]:

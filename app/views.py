@@ -6,7 +6,7 @@ stored rounds by app.scoring, and the API's JSON shape built in one place (to_pu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -60,47 +60,23 @@ class GameView:
         ]
 
 
+# Each rule (app.rules' name, in the order of scoring.Rules) and the game's column that stores it.
+RULE_COLUMNS = {f.name: {"end": "end_by", "rounds": "round_limit"}.get(f.name, f.name) for f in fields(scoring.Rules)}
+_ENUMS = {"tie_break": scoring.TieBreak, "kind": scoring.Kind, "end": scoring.End}
+
+
 def rules_of(game: Game) -> scoring.Rules:
-    return scoring.Rules(
-        target=game.target,
-        dutch_points=game.dutch_points,
-        blitz_points=game.blitz_points,
-        tie_break=scoring.TieBreak(game.tie_break),
-        kind=scoring.Kind(game.kind),
-        preset=game.preset,
-        pile_size=game.pile_size,
-        deck_size=game.deck_size,
-        must_go_out=game.must_go_out,
-        end=scoring.End(game.end_by),
-        rounds=game.round_limit,
-        lives=game.lives,
-        county=game.county,
-    )
-
-
-# The game's columns of each rule parameter (app.rules' names), where they differ.
-RULE_COLUMNS = {"end": "end_by", "rounds": "round_limit"}
+    values = {name: getattr(game, column) for name, column in RULE_COLUMNS.items()}
+    for name, enum in _ENUMS.items():
+        values[name] = enum(values[name])
+    return scoring.Rules(**values)
 
 
 def set_rules(game: Game, rules: scoring.Rules) -> None:
     """Store the rules on the game's row (every parameter, whatever the kind)."""
-    for name in (
-        "target",
-        "dutch_points",
-        "blitz_points",
-        "tie_break",
-        "kind",
-        "preset",
-        "pile_size",
-        "deck_size",
-        "must_go_out",
-        "end",
-        "rounds",
-        "lives",
-        "county",
-    ):
+    for name, column in RULE_COLUMNS.items():
         value = getattr(rules, name)
-        setattr(game, RULE_COLUMNS.get(name, name), value.value if isinstance(value, StrEnum) else value)
+        setattr(game, column, value.value if isinstance(value, StrEnum) else value)
 
 
 # A round's part of the game's JSON, per kind: its scores (one comprehension a round, not a call a

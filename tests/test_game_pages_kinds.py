@@ -10,6 +10,7 @@ is on the county (with it), below it out; a round that would put everyone left o
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -556,3 +557,19 @@ def test_the_pages_of_a_dutch_or_31_game_show_its_corrections_and_deletions(clie
     assert log[0].startswith("Round 2 deleted at ") and log[1].startswith("Round 1 corrected at ")
     assert "Ana" in log[1] and "hand " in log[1] and "→" in log[1]  # "Ana, hand 7 → 4"
     assert Keeper(game).page().select_one("#changes") is not None
+
+
+@pytest.mark.parametrize(
+    ("rules", "word"),
+    [
+        ({"preset": "dutch_blitz"}, "Blitz!"),
+        ({"preset": "dutch_blitz_100"}, "Blitz!"),
+        ({"preset": "nerts"}, "Go!"),
+        ({"preset": "dutch"}, "Go!"),
+        ({"preset": "thirty_one"}, "Go!"),
+    ],
+)
+def test_the_countdown_ends_in_blitz_only_in_dutch_blitz(client: TestClient, make_game, rules, word):
+    game = new_game(make_game, rules)
+    meta = view(client, game).select_one('meta[name="js-text"]')
+    assert json.loads(meta["content"])["blitz"] == word

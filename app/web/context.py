@@ -179,7 +179,10 @@ def game_context(
         ),
         "kind": state.rules.kind.value,
         "preset_name": preset_name,  # an unnamed game is called by its game ("Nerts")
-        "words": card_words(state.rules.preset),  # "cards", "lowest" or "lives": what the templates show
+        "words": card_words(state.rules.preset),
+        # Dutch Blitz's own words (Dutch cards, Blitz pile, "Blitz!"); the other card games say
+        # "centre" and "pile", and their countdown ends in "Go!".
+        "blitz_words": state.rules.preset in BLITZ_WORDS,  # "cards", "lowest" or "lives": what the templates show
         # Who the round form asks about: in 31, the players still in before the round.
         "entry_players": entry_players(view, form.number) if keeper and form is not None else view.players,
         "chances": _chances(state, view),

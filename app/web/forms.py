@@ -18,6 +18,7 @@ from fastapi import Request
 
 from app import scoring
 from app.i18n import N_, _, problem_text
+from app.rules.cards import BLITZ_WORDS
 from app.web.presets import preset_blurb, preset_name
 from app.web.render import templates
 
@@ -34,7 +35,6 @@ ALL_PARAMS = tuple(dict.fromkeys(name for names in scoring.PARAMS.values() for n
 
 # Nerts and Ligretto call what Dutch Blitz calls Dutch and Blitz cards what they are: cards played to
 # the centre and cards left in the pile. Their fields, and what is said of them, use those words.
-CENTRE_WORDING = ("nerts", "ligretto")
 _CENTRE_KEY = {"dutch_points": "centre_points", "blitz_points": "pile_points"}
 
 # What a number field of the start page or the rules form says when it can't be read: one whole
@@ -105,12 +105,12 @@ def safe_int(raw: str | None, default: int) -> int:
 
 def message_key(name: str, preset: str) -> str:
     """The key of a field's messages (NOT_A_NUMBER, EMPTY) in the words of the game's own fields."""
-    return _CENTRE_KEY.get(name, name) if preset in CENTRE_WORDING else name
+    return _CENTRE_KEY.get(name, name) if preset not in BLITZ_WORDS else name
 
 
 def rules_problem_text(problem: scoring.Problem, preset: str) -> str:
     """A use case's Problem, in the request's language and in the words of the game's fields."""
-    if preset in CENTRE_WORDING and problem.code in CENTRE_RANGE:
+    if preset not in BLITZ_WORDS and problem.code in CENTRE_RANGE:
         return _(CENTRE_RANGE[problem.code]).format(**problem.params)
     return problem_text(problem)
 
@@ -197,7 +197,7 @@ def rules_fields(preset: str, values: FormDict, errors: dict[str, list[str]]) ->
         "kind": rules.kind.value,
         "preset": preset,
         "name": preset_name(preset),
-        "centre": preset in CENTRE_WORDING,
+        "centre": preset not in BLITZ_WORDS,
         "values": values,
         "defaults": rules_values(rules),
         "errors": errors,
