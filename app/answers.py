@@ -79,6 +79,9 @@ class PlayerPublic(BaseModel):
         description="1 for first place; equal places share a rank (1, 1, 3). `cards`: by the highest total, "
         "`lowest`: by the lowest, `lives`: by lives left, then the later out the higher."
     )
+    person_id: int | None = PField(
+        description="At a table: the person on its roster this player is (`GET /tables/{id}`); null otherwise."
+    )
 
 
 class LivesPlayerPublic(PlayerPublic):
@@ -166,6 +169,7 @@ class GamePublic(BaseModel):
         description='The running round\'s start (its "Blitz!", which may be a few seconds ahead), from '
         "`POST /games/{id}/start`; null when no round was started since the last one was saved."
     )
+    table_id: str | None = PField(description="The table the game is played at (`GET /tables/{id}`); null for none.")
 
 
 class RoundStarted(GamePublic):
@@ -274,3 +278,43 @@ class PresetPublic(BaseModel):
     name: PresetName = PField(description="What `rules.preset` takes.")
     kind: KindName = PField(description="Its rule family, what `rules.kind` says.")
     params: dict[str, ParamPublic] = PField(description="Each parameter of the kind, by its name in `rules`.")
+
+
+# --- tables (issue 16) ----------------------------------------------------------------------------
+
+
+class PersonPublic(BaseModel):
+    id: int = PField(description="The person's id at the table (a game's player at the table names it: `person_id`).")
+    name: str
+    games: int = PField(description="Games they have played at the table.")
+
+
+class TableGamePublic(BaseModel):
+    id: str = PField(description="The game's id (`GET /games/{id}`).")
+    name: str
+    kind: KindName
+    preset: PresetName
+    created_at: datetime
+    status: Literal["playing", "finished"]
+    winners: list[int] = PField(description="Person ids; empty while the game is on.")
+
+
+class TablePublic(BaseModel):
+    id: str = PField(description="The table's id, as in its links.")
+    name: str
+    version: int = PField(description='Bumped by every change (and by each new game at it); the ETag is `"<version>"`.')
+    created_at: datetime
+    updated_at: datetime
+    people: list[PersonPublic] = PField(description="The roster, in the order people joined.")
+    games_count: int = PField(description="Every game played at the table.")
+    games: list[TableGamePublic] = PField(description="The latest games (up to 20), newest first.")
+
+
+class TableUrls(BaseModel):
+    view: str = PField(description="The table's page: anyone with it reads the standings.")
+    edit: str = PField(description="The edit link: it hands the table's key to a browser. Keep it secret.")
+
+
+class TableCreated(TablePublic):
+    edit_key: str = PField(description="The secret that changes this table and starts games at it. Shown only here.")
+    urls: TableUrls

@@ -65,6 +65,12 @@ class CantRevert(GameError):
     status, slug, title = 409, "cant-revert", N_("The change can't be reverted")
 
 
+class PersonHasGames(GameError):
+    """A person who played at the table stays on its roster: their games name them (app.tables)."""
+
+    status, slug, title = 409, "person-has-games", N_("This person has played games here")
+
+
 class ReplayUnavailable(GameError):
     status, slug, title = 422, "idempotency-replay-unavailable", N_("The first answer can't be given back")
 

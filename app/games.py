@@ -33,6 +33,7 @@ from app.models import Game, Player, Round, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
 from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.security import Credential, hash_key, new_edit_key, new_game_id
+from app.tables import join_roster, table_for_game
 from app.views import GameView, Played, as_utc, load_view, missing_game, set_rules, version_and_start
 from app.writes import Outcome, UrlsFor, WriteTransactions
 
@@ -83,15 +84,25 @@ class Games(Keeping, ChangeLog, WriteTransactions):
     # writing
 
     def create(
-        self, data: GameCreate, urls_for: UrlsFor, idempotency: Idempotency | None = None, client: str = ""
+        self,
+        data: GameCreate,
+        urls_for: UrlsFor,
+        idempotency: Idempotency | None = None,
+        client: str = "",
+        table_credential: Credential | None = None,
     ) -> Outcome:
         """A new game. `client` (the caller's address) scopes the Idempotency-Key: a retry from
-        another client is a request of its own and never gets this game's edit key."""
+        another client is a request of its own and never gets this game's edit key.
+
+        At a table (`data.table_id`, with the table's key in `table_credential`): each player is the
+        roster's person of that name (a new name joins the roster), and the table's version moves on."""
         name, players, rules = new_game(data)
         replays, session = self.replays, self.session
         key = mac = ""
         if idempotency:
-            key = replays.lookup_key(CREATE, NEW_GAME_SCOPE, client, idempotency)
+            # At a table, a retry must also present the table's key to get the game's key back.
+            bound = f"{client}|{(table_credential or Credential(None)).key}" if data.table_id else client
+            key = replays.lookup_key(CREATE, NEW_GAME_SCOPE, bound, idempotency)
             mac = replays.request_mac(CREATE, idempotency)
 
         def run() -> Outcome:
@@ -102,18 +113,28 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                         outcome = self._replayed(record, idempotency, urls_for)
                         session.rollback()
                         return outcome
+                    table = table_for_game(session, data.table_id, table_credential) if data.table_id else None
                     edit_key = new_edit_key()
                     game = Game(
                         id=new_game_id(),
                         name=name,
                         edit_key_hash=hash_key(edit_key),
+                        table_id=table.id if table else None,
                     )
                     set_rules(game, rules)
                     session.add(game)
                     session.flush()
+                    people = join_roster(session, table, [p.name for p in players]) if table else []
                     for seat, player in enumerate(players):
+                        person = people[seat] if people else None
                         session.add(
-                            Player(game_id=game.id, seat=seat, name=player.name, starting_score=player.starting_score)
+                            Player(
+                                game_id=game.id,
+                                seat=seat,
+                                name=person.name if person else player.name,
+                                starting_score=player.starting_score,
+                                person_id=person.id if person else None,
+                            )
                         )
                     session.flush()
                     view = load_view(session, game)

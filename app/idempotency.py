@@ -83,6 +83,9 @@ def snapshot(
     ]
     if timed:
         data["times"] = timed
+    if game.table_id is not None:  # left out for a game of its own, as every record before tables
+        data["table"] = game.table_id
+        data["people"] = [p.person_id for p in players]
     if game.round_started_at is not None:
         data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
@@ -119,9 +122,11 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         round_started_at=datetime.fromisoformat(data["pending"]) if data.get("pending") else None,
         **dict(zip(FAMILY, data.get("family", FAMILY_DEFAULTS), strict=True)),
     )
+    game.table_id = data.get("table")
+    people = data.get("people") or [None] * len(data["players"])
     players = [
-        Player(id=pid, game_id=game.id, seat=seat, name=name, starting_score=start)
-        for seat, (pid, name, start) in enumerate(data["players"])
+        Player(id=pid, game_id=game.id, seat=seat, name=name, starting_score=start, person_id=person)
+        for seat, ((pid, name, start), person) in enumerate(zip(data["players"], people, strict=True))
     ]
     cards = game.kind == "cards"
     played: Played = [

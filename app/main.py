@@ -27,7 +27,20 @@ from app.openapi import finish_openapi
 from app.problems import install_problem_handlers
 from app.ratelimit import Limits
 from app.requestid import RequestId
-from app.routes import api, docs, events, export, game_pages, handover, health, language, metrics, start, view_pages
+from app.routes import (
+    api,
+    docs,
+    events,
+    export,
+    game_pages,
+    handover,
+    health,
+    language,
+    metrics,
+    start,
+    tables,
+    view_pages,
+)
 from app.sealing import Sealer, load_secret
 from app.views import current_versions
 from app.web.render import error_page, refused_page
@@ -124,6 +137,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/static", static_files(), name="static")
     app.include_router(api.router)
+    app.include_router(tables.router)
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)

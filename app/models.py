@@ -59,9 +59,65 @@ class Game(SQLModel, table=True):
     county: bool = Field(default=True, sa_column=_flag(True))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # The table the game was played at (issue 16); None for a game of its own, as every game before.
+    table_id: str | None = Field(
+        default=None,
+        sa_column=Column(String(32), ForeignKey("card_table.id", ondelete="SET NULL"), nullable=True, index=True),
+    )
     # The running round's "Blitz!" (the scorekeeper's "Start round" plus the countdown); None when no
     # round was started since the last save. The next saved round takes it as its start (app.timing).
     round_started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+
+
+class CardTable(SQLModel, table=True):
+    """A table: the same people playing game after game (issue 16). Like a game, a public id in its view
+    link and a secret edit key stored only as a hash; its own version for ETag and If-Match."""
+
+    __tablename__ = "card_table"
+    id: str = Field(sa_column=Column(String(32), primary_key=True))
+    name: str = Field(max_length=200)
+    version: int = Field(default=1)
+    edit_key_hash: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class Person(SQLModel, table=True):
+    """Someone on a table's roster. Their name is unique at the table ignoring case (`name_key`), and a
+    game's player at the table carries it (renaming a person renames their players)."""
+
+    __tablename__ = "person"
+    __table_args__ = (Index("ux_person_table_name", "table_id", "name_key", unique=True),)
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: str = Field(sa_column=Column(String(32), ForeignKey("card_table.id", ondelete="CASCADE"), nullable=False))
+    name: str = Field(max_length=200)
+    name_key: str = Field(max_length=200)  # app.names.name_key: the name as compared (case folded)
+    created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class GameResult(SQLModel, table=True):
+    """How each player of a finished game at a table ended: derived from the rounds by app.scoring and
+    rewritten in the same write transaction as every change to the game (app.results), never edited on
+    its own, so it can't drift from them. It exists so a table's standings are SQL aggregates over a
+    row per player and game instead of every game loaded and scored again (issue 16)."""
+
+    __tablename__ = "game_result"
+    __table_args__ = (
+        Index("ix_game_result_table_finished", "table_id", "finished_at"),
+        Index("ix_game_result_person_finished", "person_id", "finished_at"),
+    )
+    game_id: str = Field(sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), primary_key=True))
+    player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
+    person_id: int = Field(sa_column=Column(Integer, ForeignKey("person.id", ondelete="CASCADE"), nullable=False))
+    table_id: str = Field(sa_column=Column(String(32), ForeignKey("card_table.id", ondelete="CASCADE"), nullable=False))
+    kind: str = Field(max_length=16)
+    preset: str = Field(max_length=24)
+    finished_at: datetime = Field(sa_column=_timestamp())  # when its last round was saved
+    rounds: int  # rounds the game had
+    total: int  # the final total (`lives`: lives left)
+    place: int  # competition rank: 1 for every winner
+    won: bool
+    shared: bool  # a win shared with others (tie_break "shared")
 
 
 class DeletedGame(SQLModel, table=True):
@@ -80,6 +136,11 @@ class Player(SQLModel, table=True):
     seat: int  # the order the players were entered in, which is the order the table sits in
     name: str = Field(max_length=200)
     starting_score: int = Field(default=0)
+    # At a table: the person this player is (whose name it carries); None in a game of its own.
+    person_id: int | None = Field(
+        default=None,
+        sa_column=Column(Integer, ForeignKey("person.id", ondelete="RESTRICT"), nullable=True, index=True),
+    )
 
 
 class Round(SQLModel, table=True):

@@ -45,6 +45,15 @@ NAME_MESSAGES = {
     "game_name_surrogate": N_("A game's name can't contain broken characters (lone surrogates)."),
     "game_name_bidi": N_("A game's name can't contain text-direction control characters."),
     "game_name_invisible": N_("A game's name needs at least one visible character."),
+    "table_name_too_long": N_("A table's name can have at most {max} characters."),
+    "table_name_control": N_("A table's name can't contain control characters."),
+    "table_name_surrogate": N_("A table's name can't contain broken characters (lone surrogates)."),
+    "table_name_bidi": N_("A table's name can't contain text-direction control characters."),
+    "table_name_invisible": N_("A table's name needs at least one visible character."),
+    "table_name_blank": N_("Give the table a name."),
+    "roster_full": N_("A table's roster holds at most {max} people."),
+    "table_unknown": N_("There is no table with that id."),
+    "person_taken": N_("Someone at this table is already called {name}; give each person a different name."),
 }
 
 
@@ -84,7 +93,20 @@ def game_name_problem(name: str) -> str | None:
     return None
 
 
+def table_name_problem(name: str) -> str | None:
+    """Why a (cleaned) table's name is refused (a code of NAME_MESSAGES), or None; a table needs one."""
+    if not name:
+        return "table_name_blank"
+    reason = game_name_problem(name)
+    return "table_" + reason.removeprefix("game_") if reason else None
+
+
+def name_key(name: str) -> str:
+    """A (cleaned) name as compared: two players of a game, or two people of a table, may not share it."""
+    return name.casefold()
+
+
 def name_message(code: str) -> tuple[str, dict[str, int]]:
     """A refusal's code as (English template, parameters)."""
-    limit = GAME_NAME_MAX_LENGTH if code.startswith("game_") else NAME_MAX_LENGTH
+    limit = GAME_NAME_MAX_LENGTH if code.startswith(("game_", "table_")) else NAME_MAX_LENGTH
     return NAME_MESSAGES[code], {"max": limit}

@@ -85,8 +85,10 @@ RULE_FIELDS = frozenset(("kind", "preset", *scoring.BOUNDS, "tie_break", "must_g
 
 def _field_of(problem_: scoring.Problem, items: str) -> str:
     """Where a rules-engine problem points in the request body: "players[1].name", "scores", ..."""
-    if problem_.field == "game_name":
+    if problem_.field in ("game_name", "table_name"):
         return "name"
+    if problem_.field == "table_id":
+        return "table_id"
     if problem_.field == "later_rounds":  # a change that would make a later round impossible
         return "rounds"
     if problem_.field in RULE_FIELDS:
@@ -186,6 +188,8 @@ def _items_of(request: Request) -> str:
     path = request.url.path.rstrip("/")
     if request.method == "POST" and path == "/api/v1/games":
         return "players"
+    if request.method == "POST" and path == "/api/v1/tables":
+        return "people"
     return "scores" if "/rounds" in path else "body"
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import delete
 from sqlmodel import Session, select
 
 from app.idempotency import NEW_GAME_SCOPE, snapshot_game_id
-from app.models import Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore
+from app.models import Game, GameResult, IdempotencyRecord, Player, Round, RoundChange, RoundScore
 
 
 def creation_records(session: Session) -> dict[str, list[str]]:
@@ -25,6 +25,7 @@ def creation_records(session: Session) -> dict[str, list[str]]:
 def remove_games(session: Session, ids: list[str], creations: dict[str, list[str]]) -> None:
     """Delete the games and everything of theirs, inside the caller's write transaction."""
     rounds = select(Round.id).where(Round.game_id.in_(ids))
+    session.exec(delete(GameResult).where(GameResult.game_id.in_(ids)))
     session.exec(delete(RoundScore).where(RoundScore.round_id.in_(rounds)))
     session.exec(delete(Round).where(Round.game_id.in_(ids)))
     session.exec(delete(Player).where(Player.game_id.in_(ids)))

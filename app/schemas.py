@@ -170,6 +170,35 @@ class PlayerCreate(StrictModel):
     starting_score: StartingScore = PField(0, description="Points carried over (from a paper sheet, say).")
 
 
+TableId = Annotated[str, PField(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+TABLE_NAME_TEXT = "The table's name (a family, a club): up to 80 characters, not empty."
+PERSON_NAME_TEXT = f"The person's name: {NAME_TEXT}; unique at the table ignoring case."
+
+
+class PersonIn(StrictModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ana"}]})
+
+    name: Name = PField(description=PERSON_NAME_TEXT)
+
+
+class TableCreate(StrictModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"name": "The Millers", "people": [{"name": "Ana"}, {"name": "Ben"}]}]},
+    )
+
+    name: Name = PField(description=TABLE_NAME_TEXT)
+    people: list[PersonIn] = PField(
+        default_factory=list, max_length=200, description="The roster to start with (more join with each game)."
+    )
+
+
+class TableUpdate(StrictModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "The Millers, Tuesdays"}]})
+
+    name: Name = PField(description=TABLE_NAME_TEXT)
+
+
 class GameCreate(StrictModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -191,6 +220,12 @@ class GameCreate(StrictModel):
         json_schema_extra={"minItems": scoring.MIN_PLAYERS, "maxItems": scoring.MAX_PLAYERS},
     )
     rules: RulesCreate = PField(default_factory=RulesCreate, description="House rules (optional).")
+    table_id: TableId | None = PField(
+        None,
+        description="Play the game at a table (`POST /tables`): send the table's edit key as "
+        "`Authorization: Bearer <table key>`. Each player is the person of the table's roster with that "
+        "name (ignoring case, the roster's spelling kept); a new name joins the roster.",
+    )
 
 
 class GameUpdate(StrictModel):

@@ -160,6 +160,7 @@ def to_public(view: GameView) -> dict[str, Any]:
                 "starting_score": p.starting_score,
                 "total": state.totals[p.id],
                 "rank": ranks[p.id],
+                "person_id": p.person_id,
             }
             | ({"lives": state.totals[p.id], "out": p.id in state.out} if lives else {})
             for p in view.players
@@ -169,6 +170,7 @@ def to_public(view: GameView) -> dict[str, Any]:
             for r, t in zip(state.rounds, times, strict=True)
         ],
         "round_started_at": _maybe_timestamp(game.round_started_at),
+        "table_id": game.table_id,
     }
 
 

@@ -25,6 +25,7 @@ from app.idempotency import ROTATE, WRITE, Idempotency, Replays, restore, snapsh
 from app.live import Broker
 from app.live_pg import notify_in_transaction
 from app.models import Game, IdempotencyRecord, utcnow
+from app.results import record_results
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, key_matches
 from app.timing import RoundTime, epoch_ms
@@ -190,6 +191,7 @@ class WriteTransactions:
                     if played is None:
                         played = before.played()
                     view = scored_view(game, before.players, played, before.times)
+                    record_results(session, game, before.players, view)  # a table's standings (app.results)
                     if view.state.over and game.round_started_at is not None:
                         game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
                     body = view.public()

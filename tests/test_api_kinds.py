@@ -593,7 +593,10 @@ def test_every_answer_of_each_family_matches_the_documented_game_model_exactly(
     for body in answers:
         assert GamePublic.model_validate(body).model_dump(mode="json") == body
         assert set(body["rules"]) == rule_keys
-        assert all(set(p) == {"id", "name", "starting_score", "total", "rank"} | player_extra for p in body["players"])
+        assert all(
+            set(p) == {"id", "name", "starting_score", "total", "rank", "person_id"} | player_extra
+            for p in body["players"]
+        )
     last = answers[1]["rounds"][0]
     assert set(last) == {"number", "scores", "started_at", "duration_s"} | round_extra
     assert all(set(s) == score_keys for s in last["scores"])

@@ -29,7 +29,7 @@ from app.db import begin_write, make_engine
 from app.migrations import alembic_config, at_head, current_revision, head_revision, upgrade
 from app.models import Game, Player, Round
 
-TABLES = {"game", "player", "round", "round_score", "idempotency_record"}
+TABLES = {"game", "player", "round", "round_score", "idempotency_record", "card_table", "person", "game_result"}
 
 
 def sqlite_path(url: str) -> str:
@@ -61,7 +61,41 @@ def engine(database_url: str) -> Iterator[Engine]:
 def schema_diff(engine: Engine, metadata: MetaData) -> list:
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
-        return compare_metadata(context, metadata)
+        diff = compare_metadata(context, metadata)
+        if engine.dialect.name == "sqlite":
+            diff = _inline_references(connection, diff)
+        return diff
+
+
+def _inline_references(connection, diff: list) -> list:
+    """SQLite: a column added with ADD COLUMN ... REFERENCES (migration 0007: SQLite can't add a table
+    constraint to an existing table) is reflected without its ON DELETE, so the comparison sees the
+    foreign key removed and added back. Drop such a pair only when SQLite's own list of the table's
+    foreign keys has exactly the model's ON DELETE."""
+    kept = list(diff)
+    for removed in [c for c in diff if isinstance(c, tuple) and c[0] == "remove_fk"]:
+        fk = removed[1]
+        columns = [c.name for c in fk.columns]
+        added = next(
+            (
+                c
+                for c in kept
+                if isinstance(c, tuple)
+                and c[0] == "add_fk"
+                and c[1].table.name == fk.table.name
+                and [x.name for x in c[1].columns] == columns
+                and c[1].referred_table.name == fk.referred_table.name
+            ),
+            None,
+        )
+        if added is None or len(columns) != 1:
+            continue
+        rows = connection.exec_driver_sql(f"PRAGMA foreign_key_list({fk.table.name})").fetchall()
+        on_delete = {row[3]: row[6] for row in rows}.get(columns[0])
+        if on_delete == (added[1].ondelete or "NO ACTION").upper():
+            kept.remove(removed)
+            kept.remove(added)
+    return kept
 
 
 def downgrade(engine: Engine, revision: str) -> None:

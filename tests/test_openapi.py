@@ -35,6 +35,22 @@ OPERATIONS = {
     ("post", "/api/v1/games/{game_id}/start"): "start_round",
     ("get", "/api/v1/games/{game_id}/events"): "game_events",
     ("get", "/api/v1/games/{game_id}/export.csv"): "export_csv",
+    ("post", "/api/v1/tables"): "create_table",
+    ("get", "/api/v1/tables/{table_id}"): "get_table",
+    ("patch", "/api/v1/tables/{table_id}"): "update_table",
+    ("post", "/api/v1/tables/{table_id}/key"): "rotate_table_key",
+    ("post", "/api/v1/tables/{table_id}/people"): "add_person",
+    ("patch", "/api/v1/tables/{table_id}/people/{person_id}"): "rename_person",
+    ("delete", "/api/v1/tables/{table_id}/people/{person_id}"): "remove_person",
+}
+# Operations that take a table's key (a game's creation only with `table_id`).
+NEEDS_THE_TABLE_KEY = {
+    "create_game",
+    "update_table",
+    "rotate_table_key",
+    "add_person",
+    "rename_person",
+    "remove_person",
 }
 NEEDS_THE_KEY = {
     "update_game",
@@ -77,8 +93,10 @@ def test_the_edit_key_is_declared_as_bearer_auth_on_the_writes(document):
     }
     for _, _, operation in operations(document):
         expected = [{"editKey": []}] if operation["operationId"] in NEEDS_THE_KEY else None
+        if operation["operationId"] in NEEDS_THE_TABLE_KEY:
+            expected = [{"tableKey": []}]
         assert operation.get("security") == expected, operation["operationId"]
-        if expected:
+        if expected and operation["operationId"] != "create_game":
             assert "WWW-Authenticate" in operation["responses"]["401"]["headers"]
 
 
@@ -116,8 +134,19 @@ def test_request_bodies_have_an_example_and_every_field_a_description_and_real_b
         bodies += 1
         schema = resolve(document, operation["requestBody"]["content"]["application/json"]["schema"])
         assert schema.get("examples"), path
-    assert bodies == 4  # create, update, add and correct
-    for name in ("GameCreate", "GameUpdate", "PlayerCreate", "RulesCreate", "RulesUpdate", "RoundIn", "ScoreIn"):
+    assert bodies == 8  # a game's create, update, add and correct; a table's create, update, add and rename
+    for name in (
+        "GameCreate",
+        "GameUpdate",
+        "PlayerCreate",
+        "RulesCreate",
+        "RulesUpdate",
+        "RoundIn",
+        "ScoreIn",
+        "TableCreate",
+        "TableUpdate",
+        "PersonIn",
+    ):
         for field, spec in document["components"]["schemas"][name]["properties"].items():
             assert spec.get("description"), (name, field)
     score = document["components"]["schemas"]["ScoreIn"]["properties"]

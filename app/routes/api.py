@@ -29,6 +29,7 @@ from app.routes.deps import (
     IfMatch,
     IfNoneMatch,
     RoundNumber,
+    TableBearerDep,
     operation_id,
 )
 from app.rules.presets import describe
@@ -55,21 +56,29 @@ def _answer(outcome: Outcome, request: Request) -> JSONResponse:
     "/games",
     status_code=201,
     response_model=GameCreated,
-    responses=problem_responses(413, 422, 429),
+    responses=problem_responses(401, 403, 413, 422, 429),
     summary="Create a game",
-    description="Answers the game with its secret `edit_key` (shown only here) and the view and edit links.",
+    description="Answers the game with its secret `edit_key` (shown only here) and the view and edit links. "
+    "At a table (`table_id`), send the table's key (`Authorization: Bearer <table key>`; 401 / 403 without "
+    "it): the players are the roster's people of those names, and new names join the roster.",
 )
 def create_game(
-    data: GameCreate, request: Request, games: GamesDep, idempotency_key: IdempotencyKey = None
+    data: GameCreate,
+    request: Request,
+    games: GamesDep,
+    table_key: TableBearerDep,
+    idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     limit, client = request.app.state.limits.games, client_address(request)
     # Reserved before creating (counted atomically, so a burst can't slip past), given back when
     # nothing was created.
     if wait := limit.reserve(client):
         return too_many(wait, TOO_MANY_NEW_GAMES)
-    idempotency = Idempotency.of(idempotency_key, "POST /games", data.model_dump(mode="json"))
+    # table_id left out when none: a game of its own fingerprints as it always did.
+    body = data.model_dump(mode="json", exclude={"table_id"} if data.table_id is None else None)
+    idempotency = Idempotency.of(idempotency_key, "POST /games", body)
     try:
-        outcome = games.create(data, urls_for(request), idempotency, client=client)
+        outcome = games.create(data, urls_for(request), idempotency, client=client, table_credential=table_key)
     except BaseException:  # refused (app.problems answers it) or failed: no game, no slot
         limit.release(client)
         raise

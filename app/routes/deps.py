@@ -14,6 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from app.db import SessionDep
 from app.games import Games
 from app.security import Credential
+from app.tables import Tables
 
 
 async def get_games(request: Request, session: SessionDep) -> Games:
@@ -22,6 +23,15 @@ async def get_games(request: Request, session: SessionDep) -> Games:
 
 
 GamesDep = Annotated[Games, Depends(get_games)]
+
+
+async def get_tables(request: Request, session: SessionDep) -> Tables:
+    return Tables(session, request.app.state.broker, request.app.state.settings, request.app.state.sealer)
+
+
+TablesDep = Annotated[Tables, Depends(get_tables)]
+TableId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+PersonId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A person's `id`, as the table lists them.")]
 GameId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 RoundNumber = Annotated[int, Path(ge=1, le=100_000)]
 ChangeId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A change's `id`, as the game's changes list it.")]
@@ -68,6 +78,23 @@ async def bearer_credential(
 
 
 BearerDep = Annotated[Credential, Depends(bearer_credential)]
+
+_table_key = HTTPBearer(
+    auto_error=False,
+    scheme_name="tableKey",
+    description="A table's edit key (`edit_key` in the answer that created the table, or its edit link's last "
+    "part): `Authorization: Bearer <table key>`. It changes the table, and starts games at it.",
+)
+
+
+async def table_credential(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_table_key)],
+) -> Credential:
+    key = credentials.credentials.strip() if credentials else ""
+    return Credential(key or None)
+
+
+TableBearerDep = Annotated[Credential, Depends(table_credential)]
 
 
 def operation_id(route: APIRoute) -> str:

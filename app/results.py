@@ -1,0 +1,49 @@
+"""How each player of a finished game at a table ended (table `game_result`): derived from the rounds
+by app.scoring and rewritten inside the write transaction of every change to the game, so it can't
+drift from them. A table's standings and head-to-head are SQL aggregates over these rows (one per
+player and finished game) rather than every game loaded and scored again.
+
+A game that is not over (yet, or again after a round was deleted) has no rows; a game of its own
+(no table) never has any.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, func, insert
+from sqlmodel import Session, select
+
+from app.models import Game, GameResult, Player, Round
+from app.views import GameView
+
+
+def record_results(session: Session, game: Game, players: list[Player], view: GameView) -> None:
+    """Rewrite the game's result rows from what its rounds now mean (call after the change, before COMMIT)."""
+    if game.table_id is None:
+        return
+    session.exec(delete(GameResult).where(GameResult.game_id == game.id))  # type: ignore[arg-type]
+    state = view.state
+    if not state.over:
+        return
+    finished = session.exec(select(func.max(Round.created_at)).where(Round.game_id == game.id)).one()
+    winners = set(state.winners)
+    person_of = {p.id: p.person_id for p in players}
+    rows = [
+        {
+            "game_id": game.id,
+            "player_id": s.player.id,
+            "person_id": person_of[s.player.id],
+            "table_id": game.table_id,
+            "kind": game.kind,
+            "preset": game.preset,
+            "finished_at": finished or game.updated_at,
+            "rounds": len(state.rounds),
+            "total": s.total,
+            "place": 1 if s.player.id in winners else s.rank,
+            "won": s.player.id in winners,
+            "shared": s.player.id in winners and len(winners) > 1,
+        }
+        for s in state.standings
+        if person_of.get(s.player.id) is not None
+    ]
+    if rows:
+        session.exec(insert(GameResult), params=rows)  # type: ignore[call-overload]

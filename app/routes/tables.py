@@ -1,0 +1,211 @@
+"""/api/v1/tables: a table, its roster and its people (issue 16). Thin, like app.routes.api: parse, call
+a use case in app.tables, answer; refusals are answered by the one handler in app.problems."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.answers import TableCreated, TablePublic
+from app.idempotency import Idempotency
+from app.jsonbody import StrictJsonRoute
+from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
+from app.ratelimit import client_address
+from app.routes.deps import (
+    IdempotencyKey,
+    IfMatch,
+    IfNoneMatch,
+    PersonId,
+    TableBearerDep,
+    TableId,
+    TablesDep,
+    operation_id,
+)
+from app.schemas import PersonIn, TableCreate, TableUpdate
+from app.tables import TableOutcome
+from app.urls import absolute_url
+from app.writes import none_match
+
+router = APIRouter(
+    prefix="/api/v1", tags=["tables"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
+)
+
+_WRITE_ERRORS = problem_responses(401, 403, 404, 412, 413, 422, 429)
+
+
+def table_urls(request: Request) -> Callable[[str, str | None], dict[str, str]]:
+    """A table's links: its page, and (with its key) the edit link that hands the key to a browser."""
+
+    def make(table_id: str, edit_key: str | None) -> dict[str, str]:
+        urls = {"view": absolute_url(request, f"/t/{table_id}")}
+        if edit_key is not None:
+            urls["edit"] = absolute_url(request, f"/t/{table_id}/edit/{edit_key}")
+        return urls
+
+    return make
+
+
+def _answer(outcome: TableOutcome, request: Request) -> JSONResponse:
+    headers = {"ETag": f'"{outcome.version}"'}
+    if outcome.status == 201:
+        headers["Location"] = str(request.url_for("get_table", table_id=outcome.body["id"]))
+    if outcome.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return JSONResponse(outcome.body, status_code=outcome.status, headers=headers)
+
+
+@router.post(
+    "/tables",
+    status_code=201,
+    response_model=TableCreated,
+    responses=problem_responses(413, 422, 429),
+    summary="Create a table",
+    description="A table is the same people across many games: a roster, its standings and head-to-head. "
+    "Answers the table with its secret `edit_key` (shown only here) and its links. Start a game at it with "
+    "`table_id` on `POST /games` and the table's key.",
+)
+def create_table(
+    data: TableCreate, request: Request, tables: TablesDep, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    # Counted with the new games: a table is as cheap to make, and as worth limiting.
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):
+        return too_many(wait, TOO_MANY_NEW_GAMES)
+    idempotency = Idempotency.of(idempotency_key, "POST /tables", data.model_dump(mode="json"))
+    try:
+        outcome = tables.create(data, table_urls(request), idempotency, client=client)
+    except BaseException:
+        limit.release(client)
+        raise
+    if outcome.replayed:
+        limit.release(client)
+    return _answer(outcome, request)
+
+
+@router.get(
+    "/tables/{table_id}",
+    response_model=TablePublic,
+    responses=problem_responses(404, 422),
+    summary="Read a table",
+    description='No key needed. The `ETag` header is `"<version>"`; send it as `If-None-Match` to get 304.',
+)
+def get_table(table_id: TableId, tables: TablesDep, if_none_match: IfNoneMatch = None) -> Response:
+    if (
+        if_none_match
+        and (version := tables.version(table_id)) is not None
+        and none_match(if_none_match, f'"{version}"')
+    ):
+        return Response(status_code=304, headers={"ETag": f'"{version}"'})
+    body = tables.get(table_id)
+    return JSONResponse(body, headers={"ETag": f'"{body["version"]}"'})
+
+
+@router.patch(
+    "/tables/{table_id}",
+    response_model=TablePublic,
+    responses=_WRITE_ERRORS,
+    summary="Rename a table",
+)
+def update_table(
+    table_id: TableId,
+    data: TableUpdate,
+    request: Request,
+    tables: TablesDep,
+    credential: TableBearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, "PATCH /table", data.model_dump(mode="json"))
+    outcome = tables.update(table_id, credential, data, if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request)
+
+
+@router.post(
+    "/tables/{table_id}/key",
+    response_model=TableCreated,
+    responses=_WRITE_ERRORS,
+    summary="Make a new table key",
+    description="The old key, its edit link and browser cookies stop working at once. Answers the table with "
+    "the new `edit_key` and `urls`. A retry with the same Idempotency-Key (and the old key) gets the same "
+    "answer, within minutes and while nothing else changed the table. The games' own keys are unchanged.",
+)
+def rotate_table_key(
+    table_id: TableId,
+    request: Request,
+    tables: TablesDep,
+    credential: TableBearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, "POST /tables/key")
+    outcome = tables.rotate_key(table_id, credential, table_urls(request), if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request)
+
+
+@router.post(
+    "/tables/{table_id}/people",
+    status_code=201,
+    response_model=TablePublic,
+    responses=_WRITE_ERRORS,
+    summary="Add a person to the roster",
+    description="Answers the table. Names are unique at the table ignoring case (422 otherwise).",
+)
+def add_person(
+    table_id: TableId,
+    data: PersonIn,
+    request: Request,
+    tables: TablesDep,
+    credential: TableBearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, "POST /people", data.model_dump(mode="json"))
+    outcome = tables.add_person(table_id, credential, data, if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request)
+
+
+@router.patch(
+    "/tables/{table_id}/people/{person_id}",
+    response_model=TablePublic,
+    responses=_WRITE_ERRORS,
+    summary="Rename a person",
+    description="Renames them everywhere: their player in every game of the table takes the new name (those "
+    "games' versions move on and their viewers update). Answers the table.",
+)
+def rename_person(
+    table_id: TableId,
+    person_id: PersonId,
+    data: PersonIn,
+    request: Request,
+    tables: TablesDep,
+    credential: TableBearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, f"PATCH /people/{person_id}", data.model_dump(mode="json"))
+    outcome = tables.rename_person(table_id, person_id, credential, data, if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request)
+
+
+@router.delete(
+    "/tables/{table_id}/people/{person_id}",
+    response_model=TablePublic,
+    responses=problem_responses(401, 403, 404, 409, 412, 422, 429),
+    summary="Remove a person from the roster",
+    description="Only someone who has played no game at the table (409 `person-has-games` otherwise: their "
+    "games name them). Answers the table.",
+)
+def remove_person(
+    table_id: TableId,
+    person_id: PersonId,
+    request: Request,
+    tables: TablesDep,
+    credential: TableBearerDep,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
+    idempotency = Idempotency.of(idempotency_key, f"DELETE /people/{person_id}")
+    outcome = tables.remove_person(table_id, person_id, credential, if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request)
