@@ -16,7 +16,10 @@ _ETAG = {
     "`If-None-Match` to read again only when it changed.",
     "schema": {"type": "string", "examples": ['"3"']},
 }
-_LOCATION = {"description": "Where the new game is read (GET).", "schema": {"type": "string", "format": "uri"}}
+_LOCATION = {
+    "description": "Where the new game (or table) is read (GET).",
+    "schema": {"type": "string", "format": "uri"},
+}
 _RETRY_AFTER = {"description": "Seconds to wait before trying again.", "schema": {"type": "integer"}}
 _REPLAYED = {
     "description": "`true` when this is the first answer to an earlier request with the same Idempotency-Key "
@@ -58,10 +61,13 @@ def finish(schema: dict[str, Any]) -> dict[str, Any]:
                     headers["ETag"] = _PRESETS_ETAG if path == "/api/v1/presets" else _ETAG
                     if method != "get":
                         headers["Idempotent-Replayed"] = _REPLAYED
-                if status == "201" and path == "/api/v1/games":
+                if status == "201" and path in ("/api/v1/games", "/api/v1/tables"):
                     headers["Location"] = _LOCATION
                 if not headers:
                     del response["headers"]
+            if path == "/api/v1/games" and method == "post" and operation.get("security"):
+                # The table's key is asked for only with `table_id`: a game of its own needs none.
+                operation["security"] = [{}, *operation["security"]]
             etag = responses.get("200", {}).get("headers", {}).get("ETag")
             if method == "get" and etag:
                 responses.setdefault(

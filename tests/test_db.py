@@ -27,7 +27,7 @@ from sqlmodel import Session, SQLModel, select
 import app.db
 from app.db import begin_write, make_engine
 from app.migrations import alembic_config, at_head, current_revision, head_revision, upgrade
-from app.models import Game, Player, Round
+from app.models import CardTable, Game, Person, Player, Round
 
 TABLES = {"game", "player", "round", "round_score", "idempotency_record", "card_table", "person", "game_result"}
 
@@ -304,6 +304,50 @@ def test_the_game_kinds_migration_will_not_undo_over_a_game_of_another_kind(own_
         downgrade(engine, "0005")
     assert at_head(engine)
     assert {"kind", "lives"} <= columns(engine, "game")
+
+
+def test_tables_come_and_go_without_touching_the_games(own_engine: Engine):
+    """0007 (tables) adds the tables and two nullable references: a game stored before belongs to no
+    table; going back to 0006 keeps every game, a game played at a table as a game of its own."""
+    engine = own_engine
+    downgrade(engine, "0006")
+    assert "card_table" not in inspect(engine).get_table_names()
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, "
+                "blitz_points, tie_break, created_at, updated_at) VALUES ('old', 'Before', 1, "
+                "'" + "0" * 64 + "', 75, 1, -2, 'play_on', '2026-11-01 20:00:00+00:00', "
+                "'2026-11-01 20:00:00+00:00')"
+            )
+        )
+        connection.execute(text("INSERT INTO player (game_id, seat, name, starting_score) VALUES ('old', 0, 'Ana', 0)"))
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with Session(engine) as session:
+        old = session.get(Game, "old")
+        assert old is not None and old.table_id is None
+        assert session.exec(select(Player.person_id).where(Player.game_id == "old")).all() == [None]
+        table = CardTable(id="t1", name="Millers", edit_key_hash="0" * 64)
+        session.add(table)
+        session.flush()
+        person = Person(table_id="t1", name="Ana", name_key="ana")
+        session.add(person)
+        session.flush()
+        session.add(Game(id="new", edit_key_hash="0" * 64, table_id="t1"))
+        session.flush()
+        session.add(Player(game_id="new", seat=0, name="Ana", person_id=person.id))
+        session.commit()
+    downgrade(engine, "0006")
+    with engine.connect() as connection:
+        assert sorted(connection.execute(text("SELECT game_id, name FROM player")).all()) == [
+            ("new", "Ana"),
+            ("old", "Ana"),
+        ]
+    assert "table_id" not in columns(engine, "game") and "person_id" not in columns(engine, "player")
+    upgrade(engine)
+    assert at_head(engine)
 
 
 def test_upgrade_twice_is_harmless(engine: Engine):

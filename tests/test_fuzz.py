@@ -20,6 +20,7 @@ timeout; the stream is tested in tests/test_live.py and tests/test_security.py i
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -129,7 +130,33 @@ def real_game(fuzz_app: FastAPI) -> dict[str, Any]:
         f"/api/v1/games/{game['id']}", json={"name": "Fuzzed"}, headers={"Authorization": f"Bearer {game['edit_key']}"}
     )
     assert renamed.status_code == 200, renamed.text  # a change to revert
-    return {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids}
+    # A table, whose roster's first person plays a game there (so can't be removed) and is renamed.
+    table = client.post("/api/v1/tables", json={"name": "Fuzz", "people": [{"name": "Ana"}]}).json()
+    at_table = client.post(
+        "/api/v1/games",
+        json={"players": [{"name": "Ana"}, {"name": "Ben"}], "table_id": table["id"]},
+        headers={"Authorization": f"Bearer {table['edit_key']}"},
+    )
+    assert at_table.status_code == 201, at_table.text
+    return {
+        "id": game["id"],
+        "key": game["edit_key"],
+        "player_ids": player_ids,
+        "table": table["id"],
+        "table_key": table["edit_key"],
+        "person": table["people"][0]["id"],
+    }
+
+
+def _new_person(app: FastAPI, game: dict[str, Any], name: str) -> int:
+    """A person with no games, to remove."""
+    added = TestClient(app).post(
+        f"/api/v1/tables/{game['table']}/people",
+        json={"name": name},
+        headers={"Authorization": f"Bearer {game['table_key']}"},
+    )
+    assert added.status_code == 201, added.text
+    return next(p["id"] for p in added.json()["people"] if p["name"] == name)
 
 
 def _revertable(app: FastAPI, game_id: str) -> int:
@@ -180,6 +207,10 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
     path_parameters = dict(case.path_parameters)
     if "game_id" in path_parameters:
         path_parameters["game_id"] = game["id"]
+    if "table_id" in path_parameters:
+        path_parameters["table_id"] = game["table"]
+    if "person_id" in path_parameters and (full or data.draw(st.booleans(), label="a real person")):
+        path_parameters["person_id"] = game.get("removable") if case.method == "DELETE" else game["person"]
     if "number" in path_parameters and (full or data.draw(st.booleans(), label="round 1")):
         path_parameters["number"] = 1
     if "change_id" in path_parameters and (full or data.draw(st.booleans(), label="a revertable change")):
@@ -188,7 +219,7 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
     headers = case.headers.copy()
     key = "real" if full else data.draw(st.sampled_from(["generated", "real", "wrong"]), label="edit key")
     if key == "real":
-        headers["Authorization"] = f"Bearer {game['key']}"
+        headers["Authorization"] = f"Bearer {game['table_key' if '/tables' in case.path else 'key']}"
     elif key == "wrong":
         headers["Authorization"] = "Bearer " + "x" * 32
     if full:
@@ -199,7 +230,12 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
     if "/rounds" in case.path:
         case.body = _round(game["player_ids"], data.draw(st.sampled_from(ROUNDS), label="round"))
     elif case.path == "/api/v1/games":
-        case.body = case.body | {"players": [{"name": "Ana"}, {"name": "Ben", "starting_score": -3}]}
+        body = {k: v for k, v in case.body.items() if k != "table_id"}
+        case.body = body | {"players": [{"name": "Ana"}, {"name": "Ben", "starting_score": -3}]}
+    elif case.path == "/api/v1/tables":
+        case.body = {"name": "Fuzz"}
+    elif case.path.startswith("/api/v1/tables/"):  # a table's or a person's name, or a new person
+        case.body = {"name": "P" + str(data.draw(st.integers(0, 10**9), label="name"))}
 
 
 @schema.parametrize()
@@ -214,9 +250,12 @@ def test_every_operation_answers_within_its_documented_schema(
 ):
     if "change_id" in case.path_parameters:
         real_game["change"] = _revertable(fuzz_app, real_game["id"])
+    if case.method == "DELETE" and "person_id" in case.path_parameters:
+        real_game["removable"] = _new_person(fuzz_app, real_game, "R" + secrets.token_hex(4))
     _aim(case, data, real_game)
     response = case.call(app=_without_lifespan(fuzz_app))
     statuses.append(response.status_code)
     case.validate_response(response, excluded_checks=EXCLUDED_CHECKS)
     if case.method == "POST" and case.path.endswith("/key") and response.status_code == 200:
-        real_game["key"] = response.json()["edit_key"]  # the old key stopped working
+        # The old key stopped working.
+        real_game["table_key" if "/tables/" in case.path else "key"] = response.json()["edit_key"]
