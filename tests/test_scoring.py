@@ -729,6 +729,9 @@ def test_scoring_imports_nothing_from_the_web_stack_or_the_rest_of_app_but_names
     outlook = Path(scoring_module.__file__).with_name("outlook.py").read_text(encoding="utf-8")  # what it takes
     assert "dataclasses" in imported_modules(outlook)
     assert forbidden_imports(outlook) == ["app.scoring"]
+    awards = Path(scoring_module.__file__).with_name("awards.py").read_text(encoding="utf-8")  # end-of-game awards
+    assert "fractions" in imported_modules(awards)
+    assert forbidden_imports(awards) == ["app.scoring"]
 
 
 # --- properties ---------------------------------------------------------------------------------

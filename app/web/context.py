@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import Request
 
 from app import scoring
+from app.awards import awards
 from app.chart import PHONE, TV, build_chart
 from app.handover import HANDOVER_MINUTES, handover_token
 from app.i18n import _, join_names, pgettext, signed
@@ -106,6 +107,23 @@ def _banner(view: GameView) -> dict[str, Any] | None:
     return None
 
 
+def _awards(view: GameView) -> list[dict[str, Any]]:
+    """The game-over banner's awards (app.awards), each with its players' names joined in the
+    request's language; the banner words them per game. Empty while the game is on, so a tie-break's
+    banner has none."""
+    names = view.player_names()
+    return [
+        {
+            "code": award.code,
+            "names": join_names(names[pid] for pid in award.player_ids),
+            "value": award.value,
+            "round": award.round_number,
+            "rank": award.rank,
+        }
+        for award in awards(view.state)
+    ]
+
+
 def game_context(
     request: Request,
     view: GameView,
@@ -174,6 +192,7 @@ def game_context(
         "colour": colour,
         "names": view.player_names(),
         "banner": _banner(view),
+        "awards": _awards(view),
         "chart": build_chart(
             seats, state, TV if tv else PHONE, target_text=_("target {target}").format(target=state.rules.target)
         ),
