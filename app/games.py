@@ -33,7 +33,7 @@ from app.models import Game, Player, Round, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
 from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.security import Credential, hash_key, new_edit_key, new_game_id
-from app.tables import join_roster, table_for_game
+from app.tables import RematchOf, join_roster, table_for_game
 from app.views import GameView, Played, as_utc, load_view, missing_game, set_rules, version_and_start
 from app.writes import Outcome, UrlsFor, WriteTransactions
 
@@ -90,12 +90,14 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         idempotency: Idempotency | None = None,
         client: str = "",
         table_credential: Credential | None = None,
+        rematch_of: RematchOf | None = None,
     ) -> Outcome:
         """A new game. `client` (the caller's address) scopes the Idempotency-Key: a retry from
         another client is a request of its own and never gets this game's edit key.
 
         At a table (`data.table_id`, with the table's key in `table_credential`): each player is the
-        roster's person of that name (a new name joins the roster), and the table's version moves on."""
+        roster's person of that name (a new name joins the roster), and the table's version moves on.
+        A rematch (`rematch_of`) may show its game's key instead of the table's, and keeps its people."""
         name, players, rules = new_game(data)
         replays, session = self.replays, self.session
         key = mac = ""
@@ -113,7 +115,9 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                         outcome = self._replayed(record, idempotency, urls_for)
                         session.rollback()
                         return outcome
-                    table = table_for_game(session, data.table_id, table_credential) if data.table_id else None
+                    table = (
+                        table_for_game(session, data.table_id, table_credential, rematch_of) if data.table_id else None
+                    )
                     edit_key = new_edit_key()
                     game = Game(
                         id=new_game_id(),
@@ -124,7 +128,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                     set_rules(game, rules)
                     session.add(game)
                     session.flush()
-                    people = join_roster(session, table, [p.name for p in players]) if table else []
+                    people = join_roster(session, table, [p.name for p in players], rematch_of) if table else []
                     for seat, player in enumerate(players):
                         person = people[seat] if people else None
                         session.add(

@@ -38,6 +38,7 @@ from app.routes import (
     language,
     metrics,
     start,
+    table_pages,
     tables,
     view_pages,
 )
@@ -148,6 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(view_pages.router)
     app.include_router(game_pages.router)
     app.include_router(handover.router)
+    app.include_router(table_pages.router)
     app.include_router(language.router)
     install_problem_handlers(app, error_page, refused_page)
     finish_openapi(app)

@@ -22,6 +22,7 @@ from app.i18n import N_, _
 EDIT_KEY_BYTES = 24  # 192 bits
 GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
 EDIT_COOKIE_PREFIX = "bb_edit_"
+TABLE_COOKIE_PREFIX = "bb_table_"  # a table's edit key (issue 16), beside the games' own
 
 
 def new_game_id() -> str:
@@ -69,6 +70,14 @@ class Credential:
 
 def cookie_key(request: Request, game_id: str) -> Credential:
     return Credential(request.cookies.get(edit_cookie_name(game_id)))
+
+
+def table_cookie_name(table_id: str) -> str:
+    return TABLE_COOKIE_PREFIX + table_id
+
+
+def table_cookie_key(request: Request, table_id: str) -> Credential:
+    return Credential(request.cookies.get(table_cookie_name(table_id)))
 
 
 def content_security_policy(extra: dict[str, str] | None = None) -> str:
@@ -149,6 +158,16 @@ STALE_KEY = N_(
 )
 # What a page that kept score says once its key stopped working (the view page, the keeper page).
 HANDED_OVER = N_("Scorekeeping was handed over to another phone; this page now only shows the game.")
+# A table's: a post whose cookie holds a key the table no longer has (a new table link was made on
+# another phone), and the start page asked for a game at a table whose key this browser doesn't hold.
+STALE_TABLE_KEY = N_(
+    "This browser's key to the table doesn't work any more: a new edit link was made for it. "
+    "Ask whoever keeps the table for it."
+)
+NOT_AT_TABLE = N_(
+    "This browser doesn't keep this table, so it can't start games at it: open the table's edit link "
+    "first, or start a game of your own below."
+)
 # A keeper's form that is stale or forged (keeper_credential, and the handover page's post).
 FORM_REFUSED = N_("This form is out of date or came from another site: reload the page and try again.")
 
@@ -167,9 +186,30 @@ def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Crede
     return credential
 
 
+def table_keeper_credential(request: Request, table_id: str, csrf: str | None) -> Credential:
+    """The table's edit key from this browser's cookie, for a form post that changes the table or starts
+    a game at it: refused as a game's keeper post is (no cookie, no CSRF token, another site); whether
+    the key is right is then checked by the use case."""
+    credential = table_cookie_key(request, table_id)
+    if not credential.key:
+        raise FormRefused(_("This browser doesn't keep this table: open the table's edit link first."))
+    if not same_origin(request) or not csrf_matches(csrf, credential.key):
+        raise FormRefused(_(FORM_REFUSED))
+    return credential
+
+
 def set_edit_cookie(request: Request, response: Response, game_id: str, edit_key: str) -> None:
+    _set_key_cookie(request, response, edit_cookie_name(game_id), edit_key)
+
+
+def set_table_cookie(request: Request, response: Response, table_id: str, edit_key: str) -> None:
+    """A table's key, kept like a game's: HttpOnly, SameSite=Lax, as long as the games' cookies."""
+    _set_key_cookie(request, response, table_cookie_name(table_id), edit_key)
+
+
+def _set_key_cookie(request: Request, response: Response, name: str, edit_key: str) -> None:
     response.set_cookie(
-        edit_cookie_name(game_id),
+        name,
         edit_key,
         max_age=request.app.state.settings.edit_cookie_days * 86400,
         httponly=True,

@@ -154,13 +154,26 @@ def public_table(session: Session, table: CardTable) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class RematchOf:
+    """A rematch's right to start a game at its table: the game it follows and that game's key. Its
+    scorekeeper may not hold the table's key, and needs none to play again with exactly the same people
+    (`same_people`): who plays at the table does not change, so the roster does not either."""
+
+    game_id: str
+    credential: Credential
+
+
 def roster_people(session: Session, table_id: str) -> dict[str, Person]:
     """The table's people by the key their name is compared by."""
     return {p.name_key: p for p in session.exec(select(Person).where(Person.table_id == table_id))}
 
 
-def join_roster(session: Session, table: CardTable, names: list[str]) -> list[Person]:
-    """The person of each (cleaned, checked) name, in order: the roster's, or a new one who joins it."""
+def join_roster(
+    session: Session, table: CardTable, names: list[str], rematch_of: RematchOf | None = None
+) -> list[Person]:
+    """The person of each (cleaned, checked) name, in order: the roster's, or a new one who joins it.
+    A rematch's (`rematch_of`) are the people of the game it follows, in their seats, or it is refused."""
     roster = roster_people(session, table.id)
     people = []
     for name in names:
@@ -173,19 +186,39 @@ def join_roster(session: Session, table: CardTable, names: list[str]) -> list[Pe
             roster[person.name_key] = person
         people.append(person)
     session.flush()
+    if rematch_of is not None:
+        same_people(session, rematch_of, people)
     return people
 
 
-def table_for_game(session: Session, table_id: str, credential: Credential | None) -> CardTable:
-    """The table a new game is played at: locked, its key checked, its version moved on (its games changed)."""
+def table_for_game(
+    session: Session, table_id: str, credential: Credential | None, rematch_of: RematchOf | None = None
+) -> CardTable:
+    """The table a new game is played at: locked, its key checked, its version moved on (its games changed).
+    A rematch (`rematch_of`) may show its game's key instead, when that game was played at this table."""
     table = session.exec(select(CardTable).where(CardTable.id == table_id).with_for_update()).first()
     if table is None:
         raise InvalidInput([Problem("table_unknown", field="table_id")])
-    check_table_key(table, credential or Credential(None))
+    if rematch_of is None or key_matches((credential or Credential(None)).key, table.edit_key_hash):
+        check_table_key(table, credential or Credential(None))
+    else:
+        game = session.exec(select(Game.table_id, Game.edit_key_hash).where(Game.id == rematch_of.game_id)).first()
+        if game is None or game[0] != table.id or not key_matches(rematch_of.credential.key, game[1]):
+            check_table_key(table, credential or Credential(None))  # neither key: refused as any game would be
     table.version += 1
     table.updated_at = utcnow()
     session.add(table)
     return table
+
+
+def same_people(session: Session, rematch_of: RematchOf, people: list[Person]) -> None:
+    """A rematch is played by the people of the game it follows, in their seats: nobody new joins the
+    roster through it (which the table's key alone may do)."""
+    before = session.exec(
+        select(Player.person_id).where(Player.game_id == rematch_of.game_id).order_by(Player.seat)
+    ).all()
+    if list(before) != [p.id for p in people]:
+        raise KeyWrong(_("A rematch is played by the same people as its game: start a new game at the table instead."))
 
 
 class Tables:

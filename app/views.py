@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 from app import scoring
 from app.errors import GameError, GameGone, GameNotFound
 from app.i18n import _
-from app.models import DeletedGame, Game, Player, Round, RoundScore
+from app.models import CardTable, DeletedGame, Game, Player, Round, RoundScore
 from app.timing import RoundTime
 
 # Rounds as stored: (round id, each player's cards), in the order played.
@@ -233,6 +233,17 @@ def version_and_start(session: Session, game_id: str) -> tuple[int, datetime | N
     """The game's version and running round's start (None when there is no such game): one small query."""
     row = session.exec(select(Game.version, Game.round_started_at).where(Game.id == game_id)).first()
     return None if row is None else (row[0], row[1] and as_utc(row[1]))
+
+
+def version_start_and_table(session: Session, game_id: str) -> tuple[int, datetime | None, int | None] | None:
+    """version_and_start, and the version of the game's table (None for a game of its own), in the same
+    one query: the view page's ETag takes in the table its page links to (app.routes.view_pages)."""
+    row = session.exec(
+        select(Game.version, Game.round_started_at, CardTable.version)
+        .outerjoin(CardTable, CardTable.id == Game.table_id)  # type: ignore[arg-type]
+        .where(Game.id == game_id)
+    ).first()
+    return None if row is None else (row[0], row[1] and as_utc(row[1]), row[2])
 
 
 def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, datetime | None] | None:

@@ -159,6 +159,7 @@ def game_in_every_state(client: TestClient, make_game) -> dict[str, str]:
     gone = make_game()
     client.delete(f"/api/v1/games/{gone.id}", headers=gone.auth)
     keeper = f"/g/{game.id}/score"
+    table = table_in_every_state(client)
     return {
         "start": "/",
         "keeper": keeper,
@@ -177,7 +178,32 @@ def game_in_every_state(client: TestClient, make_game) -> dict[str, str]:
         "not found": "/g/nosuchgame00000",
         "deleted": f"/g/{gone.id}",
         "api docs": "/docs",
+        "table": f"/t/{table}",
+        "table, sharing editing": f"/t/{table}?share=1",
+        "new game at a table": f"/?table={table}",
+        "game at a table": f"/g/{table_game(client, table)}",
     }
+
+
+def table_in_every_state(client: TestClient) -> str:
+    """A table (issue 16) made on the start page, with a finished game and one being played: its id."""
+    response = client.post("/tables", data={"table_name": "Friday", "people": "Ana\nBen\nCy"}, follow_redirects=False)
+    table = response.headers["location"].removeprefix("/t/")
+    finished = table_game(client, table)
+    key = client.cookies[f"bb_edit_{finished}"]
+    game = client.get(f"/api/v1/games/{finished}").json()
+    scores = [{"player_id": p["id"], "dutch": d, "blitz": 0} for p, d in zip(game["players"], (30, 2), strict=True)]
+    client.post(f"/api/v1/games/{finished}/rounds", json={"scores": scores}, headers={"Authorization": f"Bearer {key}"})
+    return table
+
+
+def table_game(client: TestClient, table: str) -> str:
+    """A game of Ana and Ben (to 30) at the table, started with its key: its id (this browser keeps its score)."""
+    key = client.cookies[f"bb_table_{table}"]
+    body = {"players": [{"name": "Ana"}, {"name": "Ben"}], "rules": {"target": 30}, "table_id": table}
+    game = client.post("/api/v1/games", json=body, headers={"Authorization": f"Bearer {key}"}).json()
+    claim(client, game["id"], game["edit_key"])
+    return game["id"]
 
 
 def test_every_page_in_a_pseudo_language_has_no_text_outside_the_catalogs(client: TestClient, make_game, pseudo: str):
@@ -193,6 +219,15 @@ def test_every_page_in_a_pseudo_language_has_no_text_outside_the_catalogs(client
         "/games", data={"player_count": "3", "player-0": "Ana", "start-0": "x", "target": "many", "action": "start"}
     )
     pages["start, one more player"] = client.post("/games", data={"player_count": "2", "action": "add"})
+    table = paths["table"].removeprefix("/t/")
+    pages["table, watching"] = stranger.get(paths["table"])
+    pages["new game at a table, not its keeper"] = stranger.get(paths["new game at a table"])
+    pages["wrong table link"] = stranger.get(f"{paths['table']}/edit/wrong")
+    pages["new table, with mistakes"] = client.post("/tables", data={"table_name": " ", "people": "Ana\nAna"})
+    csrf = str(html(pages["table"]).select_one("form.add-person input[name=csrf]")["value"])
+    pages["table, with mistakes"] = client.post(f"{paths['table']}/people", data={"csrf": csrf, "name": "ana"})
+    at_table = {"table_id": table, "csrf": csrf, "player_count": "1", "start-0": "x", "action": "start"}
+    pages["new game at a table, with mistakes"] = client.post("/games", data=at_table)
     left = {}
     for name, response in pages.items():
         assert response.status_code < 500, name

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Path, Request
+from fastapi import Depends, Header, Path, Query, Request
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
@@ -31,6 +31,8 @@ async def get_tables(request: Request, session: SessionDep) -> Tables:
 
 TablesDep = Annotated[Tables, Depends(get_tables)]
 TableId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+# "New game at this table" (the start page's `?table=`).
+TableQuery = Annotated[str | None, Query(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 PersonId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A person's `id`, as the table lists them.")]
 GameId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 RoundNumber = Annotated[int, Path(ge=1, le=100_000)]

@@ -42,11 +42,13 @@ from app.security import (
     keeper_credential,
     key_matches,
     set_edit_cookie,
+    table_cookie_key,
 )
+from app.tables import RematchOf
 from app.urls import urls_for
 from app.views import GameView
 from app.web.changes import change_lines
-from app.web.context import RoundForm, game_context
+from app.web.context import RoundForm, game_context, table_link
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
@@ -100,6 +102,7 @@ def keeper_page(
         confirm_delete_game=delete_game and not confirm,
         done=done,
         changes=change_lines(games, view),
+        table=table_link(request, games.session, view),
     )
     return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
 
@@ -176,6 +179,7 @@ def _keeper_answer(
         rules_form=rules_form,
         done=confirmed,
         changes=change_lines(games, view, refused=refused),
+        table=table_link(request, games.session, view),
     )
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
@@ -340,22 +344,27 @@ def _rules_refused(
 async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
     """A new game with the same players (from zero) and the same house rules."""
     form = await read_form(request)
-    keeper_credential(request, game_id, form.get("csrf"))
+    key = keeper_credential(request, game_id, form.get("csrf"))
     view = games.get(game_id)
-    if not key_matches(cookie_key(request, game_id).key, view.game.edit_key_hash):
+    if not key_matches(key.key, view.game.edit_key_hash):
         raise KeyWrong(_("That is not this game's edit key."))
     rules = view.rules
     # As stored, unchecked (model_construct): the use case judges a game kept under older limits.
+    table_id = view.game.table_id  # a game at a table plays its rematch there (None: one of its own, as ever)
     data = GameCreate.model_construct(
         name=view.game.name,
         players=[PlayerCreate.model_construct(name=p.name, starting_score=0) for p in view.players],
         rules=RulesCreate.model_construct(**scoring.public_rules(rules)),
+        table_id=table_id,
     )
+    at_table: dict[str, Any] = {}
+    if table_id:  # this game's key starts it there when this browser doesn't hold the table's (app.tables)
+        at_table = {"table_credential": table_cookie_key(request, table_id), "rematch_of": RematchOf(game_id, key)}
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):
         return too_many_page(request, wait)
     try:
-        outcome = games.create(data, urls_for(request))
+        outcome = games.create(data, urls_for(request), **at_table)
     except InvalidInput as error:
         # Names stored before today's rules (for example only invisible characters) can't start a
         # new game as they are: say which, rather than fail.

@@ -15,8 +15,9 @@ from app.assets import build
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
 from app.urls import absolute_url
+from app.views import version_start_and_table
 from app.web.changes import change_lines
-from app.web.context import game_context
+from app.web.context import game_context, table_link
 from app.web.render import is_htmx, render
 from app.writes import none_match
 
@@ -43,8 +44,8 @@ def view_page(
     conditional = request.headers.get("If-None-Match")
     # The version alone, and only when it can spare the rest (a plain load reads the game once).
     if (since is not None and htmx) or conditional:
-        now = games.version_and_start(game_id)
-        version, running = now if now is not None else (None, None)
+        now = version_start_and_table(games.session, game_id)
+        version, running, table_version = now if now is not None else (None, None, None)
         if version is not None and since is not None and htmx and version == since:
             return Response(status_code=204, headers={"Vary": "HX-Request"})
         # Never a 304 while a round runs: the page carries the server's clock as it was rendered
@@ -52,26 +53,36 @@ def view_page(
         if (
             version is not None
             and running is None
-            and none_match(conditional, _view_etag(request, game_id, version, layout, htmx))
+            and none_match(conditional, _view_etag(request, game_id, version, layout, htmx, table_version))
         ):
-            return Response(status_code=304, headers=_view_headers(request, game_id, version, layout, htmx))
+            headers = _view_headers(request, game_id, version, layout, htmx, table_version)
+            return Response(status_code=304, headers=headers)
     view = games.get(game_id)  # no such game: 404 (410 when deleted)
-    context = game_context(request, view, keeper=False, tv=tv, changes=None if tv else change_lines(games, view))
+    table = table_link(request, games.session, view)
+    changes = None if tv else change_lines(games, view)
+    context = game_context(request, view, keeper=False, tv=tv, changes=changes, table=table)
     context["handed_over"] = i18n.gettext(HANDED_OVER) if handed_over else None
     response = render(request, "game.html", context, fragment="_game.html")
-    response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx))
+    table_version = table["version"] if table else None
+    response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx, table_version))
     return response
 
 
-def _view_etag(request: Request, game_id: str, version: int, layout: str, htmx: bool) -> str:
+def _view_etag(
+    request: Request, game_id: str, version: int, layout: str, htmx: bool, table_version: int | None = None
+) -> str:
     """The game's version, the layout, the language, the deployment, and the address its share links
-    and QR code show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme)."""
+    and QR code show (BLITZBOARD_PUBLIC_URL, or the request's own host and scheme); for a game at a
+    table, the table's version too (the whole page names the table; the fragment doesn't)."""
     address = absolute_url(request, request.app.url_path_for("view_page", game_id=game_id))
     where = hashlib.sha256(address.encode()).hexdigest()[:8]
-    return f'W/"{version}.{layout}{".fragment" if htmx else ""}.{i18n.current()}.{build()}.{where}"'
+    table = f".t{table_version}" if table_version is not None and not htmx else ""
+    return f'W/"{version}.{layout}{".fragment" if htmx else ""}.{i18n.current()}.{build()}.{where}{table}"'
 
 
-def _view_headers(request: Request, game_id: str, version: int, layout: str, htmx: bool) -> dict[str, str]:
+def _view_headers(
+    request: Request, game_id: str, version: int, layout: str, htmx: bool, table_version: int | None = None
+) -> dict[str, str]:
     # no-cache: a browser keeps the page but asks each time, and a 304 answers while it is current.
-    etag = _view_etag(request, game_id, version, layout, htmx)
+    etag = _view_etag(request, game_id, version, layout, htmx, table_version)
     return {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}

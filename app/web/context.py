@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
+from sqlmodel import Session, select
 
 from app import scoring
 from app.awards import awards
 from app.chart import PHONE, TV, build_chart
 from app.handover import HANDOVER_MINUTES, handover_token
 from app.i18n import _, join_names, pgettext, signed
-from app.models import utcnow
+from app.models import CardTable, utcnow
 from app.outlook import what_it_takes
 from app.rules.cards import BLITZ_WORDS
 from app.security import (
@@ -138,6 +139,7 @@ def game_context(
     confirm_delete_game: bool = False,
     done: dict[str, Any] | None = None,
     changes: list[ChangeLine] | None = None,
+    table: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     state = view.state
     fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
@@ -226,6 +228,7 @@ def game_context(
         "edit_qr": _qr(edit_url) if edit_url and not fragment_only else None,
         "handover_qr": _qr(handover_url) if handover_url and not fragment_only else None,
         "tv": tv,
+        "table": table,  # the game's table ("Table: <name>", table_link), on the whole page only
         # The round timer (_timer.html): the running round's "Blitz!" and the server's clock now, both in
         # ms since 1970, from which the page's script works out its own clock's offset; and each round's
         # time by number for the history (`timings[r.number].duration_s`, `.duration_text`).
@@ -274,9 +277,27 @@ def _chances(state: scoring.GameState, view: GameView) -> list[str]:
     return lines
 
 
+def table_link(request: Request, session: Session, view: GameView) -> dict[str, Any] | None:
+    """The link from a game at a table to the table's page (its name and version, which the view page's
+    ETag takes in); None for a game of its own, and in the htmx fragment, which never shows it (a live
+    refresh reads nothing more than before)."""
+    table_id = view.game.table_id
+    if table_id is None or is_htmx(request):
+        return None
+    row = session.exec(select(CardTable.name, CardTable.version).where(CardTable.id == table_id)).first()
+    if row is None:
+        return None
+    return {"name": row[0], "version": row[1], "url": request.app.url_path_for("table_page", table_id=table_id)}
+
+
 def _qr(url: str) -> str:
     import segno  # imported here: only pages that show a QR code pay for it
 
     # A viewBox instead of a fixed size: the CSS box (.qr svg) then scales the whole code into it,
     # however long the link (a longer link means more modules, which a fixed size would crop).
     return segno.make(url, error="m").svg_inline(scale=4, omitsize=True)
+
+
+def qr_code(url: str) -> str:
+    """A QR code of `url` as inline SVG, for the other share boxes (a table's page, app.web.tables)."""
+    return _qr(url)

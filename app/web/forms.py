@@ -224,10 +224,12 @@ def new_game_form(
     errors: dict[str, list[str]] | None = None,
     *,
     show_rules: bool = False,
+    table: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The start page's form: the game picked (and the others), the players, their starting scores (none
     in a game of lives), the rules fields of the game; what was typed and the messages. The disclosures
-    are open where something was typed or is wrong, and the house rules when asked (`show_rules`)."""
+    are open where something was typed or is wrong, and the house rules when asked (`show_rules`).
+    At a `table` (app.web.tables.table_binding): its roster to tick, and `players` name fields for newcomers."""
     values = values or {}
     errors = errors or {}
     rules = rules_fields(preset, values, errors)
@@ -237,7 +239,7 @@ def new_game_form(
         n in values and values[n] != rules["defaults"][n] and (n not in NUMBERS or values[n].strip())
         for n in kind_params
     )
-    typed_starts = any(values.get(f"start-{i}", "").strip() for i in range(players))
+    typed_starts = any(v.strip() for k, v in values.items() if k.startswith("start-"))  # a ticked person's too
     start_errors = any(k.startswith("start-") for k in errors)
     return {
         "values": values,
@@ -251,4 +253,6 @@ def new_game_form(
         # 31 has no starting scores: the field shows only to say so, when one was typed all the same.
         "starts_shown": rules["kind"] != scoring.Kind.LIVES or typed_starts or start_errors,
         "starts_open": typed_starts or start_errors,
+        "table": table,
+        "min_players": 1 if table else scoring.MIN_PLAYERS,  # at a table, the people ticked play too
     }

@@ -50,7 +50,12 @@ templates.env.globals["sse_file"] = HTMX_SSE
 # Where htmx puts an error answer: the page's #request-error, never over the game or the form...
 REQUEST_ERROR = {"HX-Retarget": "#request-error", "HX-Reswap": "innerHTML"}
 # ...unless it is a fragment with the form's messages: then the fragment's own element.
-FRAGMENT_ROOTS = {"_game.html": "#game", "_new_game_form.html": "#new-game"}
+FRAGMENT_ROOTS = {
+    "_game.html": "#game",
+    "_new_game_form.html": "#new-game",
+    "_new_table_form.html": "#new-table",
+    "_table.html": "#table",
+}
 
 
 def is_htmx(request: Request) -> bool:

@@ -36,6 +36,30 @@ WORKED_STARTS = [58, 70, 30, 20]
 WORKED_ROUND = [(22, 0), (14, 3), (11, 5), (9, 7)]
 
 
+# Elements whose content is wider than their box and spills out (or is cut off) where it was not
+# meant to scroll: a label too long for its button, a heading past the screen's edge. A player's
+# name may be cut with an ellipsis on purpose; that is a name, not a translation. `width` is the
+# screen's as the test set it: a phone browser widens its layout to fit what spills out.
+OVERFLOWING = """(width) => {
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el instanceof SVGElement || el.closest("script, style, template, .visually-hidden, input, textarea")) continue;
+    const style = getComputedStyle(el);
+    if (style.display === "none" || style.visibility === "hidden") continue;
+    if (["auto", "scroll"].includes(style.overflowX)) continue;
+    if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 2) {  // a box of 1 px is visually hidden
+      if (el.closest("bdi, .name, .who") && style.textOverflow === "ellipsis") continue;
+      out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 40)}" ${el.scrollWidth}>${el.clientWidth}`);
+    }
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && (box.right > width + 1 || box.left < -1) && !el.closest(".visually-hidden")) {
+      out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 40)}" outside the screen`);
+    }
+  }
+  return out;
+}"""
+
+
 def start_server(directory: Path, database_url: str | None = None) -> Server:
     """A server on `database_url` (default: a new SQLite file in `directory`), migrated first."""
     database_url = migrated(database_url or f"sqlite:///{directory / 'blitzboard.db'}")
