@@ -39,6 +39,7 @@ from app.routes import (
     metrics,
     start,
     table_pages,
+    table_stats,
     tables,
     view_pages,
 )
@@ -139,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", static_files(), name="static")
     app.include_router(api.router)
     app.include_router(tables.router)
+    app.include_router(table_stats.router)
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)

@@ -30,6 +30,13 @@ _PRESETS_ETAG = {
     "description": "A digest of the presets: send it as `If-None-Match` to get 304 while they are unchanged.",
     "schema": {"type": "string"},
 }
+_DIGEST_ETAG = {
+    "description": "A digest of the answer: send it as `If-None-Match` to get 304 while it is unchanged.",
+    "schema": {"type": "string"},
+}
+# Answers whose ETag is a digest of the answer (a table's standings change with its games' rounds,
+# which don't move the table's version), whatever their media type.
+_DIGEST_PATHS = ("/stats", "/stats.csv", "/head-to-head")
 _PROBLEM_SCHEMA = {"$ref": "#/components/schemas/ProblemDetails"}
 UNAVAILABLE = {
     "description": TITLES[503],
@@ -57,7 +64,9 @@ def finish(schema: dict[str, Any]) -> dict[str, Any]:
                     )
                 if status in ("429", "503"):
                     headers.setdefault("Retry-After", _RETRY_AFTER)
-                if status.startswith("2") and "application/json" in content:
+                if status.startswith("2") and path.startswith("/api/v1/tables/") and path.endswith(_DIGEST_PATHS):
+                    headers["ETag"] = _DIGEST_ETAG
+                elif status.startswith("2") and "application/json" in content:
                     headers["ETag"] = _PRESETS_ETAG if path == "/api/v1/presets" else _ETAG
                     if method != "get":
                         headers["Idempotent-Replayed"] = _REPLAYED

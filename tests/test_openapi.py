@@ -42,6 +42,9 @@ OPERATIONS = {
     ("post", "/api/v1/tables/{table_id}/people"): "add_person",
     ("patch", "/api/v1/tables/{table_id}/people/{person_id}"): "rename_person",
     ("delete", "/api/v1/tables/{table_id}/people/{person_id}"): "remove_person",
+    ("get", "/api/v1/tables/{table_id}/stats"): "table_stats",
+    ("get", "/api/v1/tables/{table_id}/head-to-head"): "table_head_to_head",
+    ("get", "/api/v1/tables/{table_id}/stats.csv"): "table_stats_csv",
 }
 # Operations that take a table's key (a game's creation only with `table_id`).
 NEEDS_THE_TABLE_KEY = {

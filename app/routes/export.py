@@ -11,15 +11,9 @@ from fastapi.responses import Response
 from app import scoring
 from app.problems import problem_responses
 from app.routes.deps import GameId, GamesDep, operation_id
+from app.spreadsheet import spreadsheet_safe
 
 router = APIRouter(generate_unique_id_function=operation_id)
-
-# A spreadsheet runs a cell that starts with one of these as a formula ("CSV injection").
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(text: str) -> str:
-    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 @router.get(
