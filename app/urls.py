@@ -1,4 +1,5 @@
-"""Absolute URLs: share links and QR codes (on BLITZBOARD_PUBLIC_URL when set), and a game's view and edit links."""
+"""Absolute URLs: share links and QR codes (on BLITZBOARD_PUBLIC_URL when set), and a game's and a
+table's view and edit links."""
 
 from __future__ import annotations
 
@@ -20,5 +21,17 @@ def urls_for(request: Request) -> Callable[[str, str], dict[str, str]]:
             "view": absolute_url(request, app.url_path_for("view_page", game_id=game_id)),
             "edit": absolute_url(request, app.url_path_for("claim_edit_link", game_id=game_id, edit_key=edit_key)),
         }
+
+    return make
+
+
+def table_urls(request: Request) -> Callable[[str, str | None], dict[str, str]]:
+    """A table's links: its page, and (with its key) the edit link that hands the key to a browser."""
+
+    def make(table_id: str, edit_key: str | None) -> dict[str, str]:
+        urls = {"view": absolute_url(request, f"/t/{table_id}")}
+        if edit_key is not None:
+            urls["edit"] = absolute_url(request, f"/t/{table_id}/edit/{edit_key}")
+        return urls
 
     return make

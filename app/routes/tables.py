@@ -3,8 +3,6 @@ a use case in app.tables, answer; refusals are answered by the one handler in ap
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -25,7 +23,7 @@ from app.routes.deps import (
 )
 from app.schemas import PersonIn, TableCreate, TableUpdate
 from app.tables import TableOutcome
-from app.urls import absolute_url
+from app.urls import table_urls
 from app.writes import none_match
 
 router = APIRouter(
@@ -33,18 +31,6 @@ router = APIRouter(
 )
 
 _WRITE_ERRORS = problem_responses(401, 403, 404, 412, 413, 422, 429)
-
-
-def table_urls(request: Request) -> Callable[[str, str | None], dict[str, str]]:
-    """A table's links: its page, and (with its key) the edit link that hands the key to a browser."""
-
-    def make(table_id: str, edit_key: str | None) -> dict[str, str]:
-        urls = {"view": absolute_url(request, f"/t/{table_id}")}
-        if edit_key is not None:
-            urls["edit"] = absolute_url(request, f"/t/{table_id}/edit/{edit_key}")
-        return urls
-
-    return make
 
 
 def _answer(outcome: TableOutcome, request: Request) -> JSONResponse:
