@@ -6,7 +6,7 @@ server error, a documented status code, content type and headers, a body that ma
 schema, and invalid input refused.
 
 A fuzzer on its own mostly meets "no such game" and "no key". So each operation's run starts with a
-real game (four players, three rounds, a far target), and every request may be aimed at it: its id
+real game (four players, three rounds, a far target) and a table, and every request may be aimed at them: its id
 instead of the generated one, round 1 instead of the generated number, its real edit key (or a wrong
 one) in Authorization, and for rounds and new games a body that the rules accept. Which of these a
 request gets is drawn by hypothesis, so it shrinks and replays like the rest of the case. A key
@@ -129,7 +129,24 @@ def real_game(fuzz_app: FastAPI) -> dict[str, Any]:
         f"/api/v1/games/{game['id']}", json={"name": "Fuzzed"}, headers={"Authorization": f"Bearer {game['edit_key']}"}
     )
     assert renamed.status_code == 200, renamed.text  # a change to revert
-    return {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids}
+    table = client.post("/api/v1/tables", json={"name": "Fuzzers", "people": [{"name": "Ana"}]})
+    assert table.status_code == 201, table.text
+    table_id, table_key = table.json()["id"], table.json()["edit_key"]
+    person = table.json()["people"][0]["id"]
+    # Backups that import (a generated document almost never passes the rules' checks).
+    backups = {
+        "/api/v1/games/import": client.get(f"/api/v1/games/{game['id']}/export").json(),
+        "/api/v1/tables/import": client.get(f"/api/v1/tables/{table_id}/export").json(),
+    }
+    return {
+        "id": game["id"],
+        "key": game["edit_key"],
+        "player_ids": player_ids,
+        "table": table_id,
+        "table_key": table_key,
+        "person": person,
+        "backups": backups,
+    }
 
 
 def _revertable(app: FastAPI, game_id: str) -> int:
@@ -180,6 +197,10 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
     path_parameters = dict(case.path_parameters)
     if "game_id" in path_parameters:
         path_parameters["game_id"] = game["id"]
+    if "table_id" in path_parameters:
+        path_parameters["table_id"] = game["table"]
+    if "person_id" in path_parameters and (full or data.draw(st.booleans(), label="a real person")):
+        path_parameters["person_id"] = game["person"]
     if "number" in path_parameters and (full or data.draw(st.booleans(), label="round 1")):
         path_parameters["number"] = 1
     if "change_id" in path_parameters and (full or data.draw(st.booleans(), label="a revertable change")):
@@ -187,8 +208,8 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
     case.path_parameters = path_parameters
     headers = case.headers.copy()
     key = "real" if full else data.draw(st.sampled_from(["generated", "real", "wrong"]), label="edit key")
-    if key == "real":
-        headers["Authorization"] = f"Bearer {game['key']}"
+    if key == "real":  # a table's operations take the table's key
+        headers["Authorization"] = f"Bearer {game['table_key'] if '/tables/' in case.path else game['key']}"
     elif key == "wrong":
         headers["Authorization"] = "Bearer " + "x" * 32
     if full:
@@ -200,6 +221,8 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
         case.body = _round(game["player_ids"], data.draw(st.sampled_from(ROUNDS), label="round"))
     elif case.path == "/api/v1/games":
         case.body = case.body | {"players": [{"name": "Ana"}, {"name": "Ben", "starting_score": -3}]}
+    elif case.path in game["backups"]:
+        case.body = game["backups"][case.path]
 
 
 @schema.parametrize()
@@ -219,4 +242,5 @@ def test_every_operation_answers_within_its_documented_schema(
     statuses.append(response.status_code)
     case.validate_response(response, excluded_checks=EXCLUDED_CHECKS)
     if case.method == "POST" and case.path.endswith("/key") and response.status_code == 200:
-        real_game["key"] = response.json()["edit_key"]  # the old key stopped working
+        # The old key stopped working.
+        real_game["table_key" if "/tables/" in case.path else "key"] = response.json()["edit_key"]

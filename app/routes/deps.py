@@ -11,6 +11,7 @@ from fastapi import Depends, Header, Path, Request
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.backup import Backups
 from app.db import SessionDep
 from app.games import Games
 from app.security import Credential
@@ -30,6 +31,14 @@ async def get_tables(request: Request, session: SessionDep) -> Tables:
 
 
 TablesDep = Annotated[Tables, Depends(get_tables)]
+
+
+async def get_backups(request: Request, session: SessionDep) -> Backups:
+    return Backups(session, request.app.state.settings, request.app.state.sealer)
+
+
+BackupsDep = Annotated[Backups, Depends(get_backups)]
+
 TableId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 PersonId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A person's `id`, as the table lists them.")]
 GameId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
