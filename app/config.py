@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     # Rounds one game may hold: a bound on what one save answers and one page shows.
     max_rounds_per_game: int = Field(default=2000, ge=1, le=100_000)
     max_body_bytes: int = 64 * 1024
+    # A backup to import (POST /api/v1/tables/import and /games/import) may be this large; every other
+    # request body keeps max_body_bytes. Read whole and parsed in memory, so not unbounded.
+    max_import_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024, le=256 * 1024 * 1024)
     # How long a browser remembers that it keeps score of a game.
     edit_cookie_days: int = 180
     # Rate limits (per client address, per minute): games created, and wrong edit keys presented.

@@ -75,6 +75,23 @@ class ReplayUnavailable(GameError):
     status, slug, title = 422, "idempotency-replay-unavailable", N_("The first answer can't be given back")
 
 
+class UnsupportedMediaType(GameError):
+    status, slug, title = 415, "unsupported-media-type", N_("Unsupported media type")
+
+
+class InvalidDocument(GameError):
+    """A document refused as a whole (a backup to import, app.backup_check): each problem with where it
+    is as a JSON path into the document (`games[3].rounds[12].scores[1].blitz`), said in the request's
+    language where it was found. Its own class because those paths are not a rule's fields, which
+    app.problems maps to a request's."""
+
+    status, slug, title = 422, "invalid-input", N_("Invalid input")
+
+    def __init__(self, detail: str, errors: list[tuple[str, str]]):
+        super().__init__(detail)
+        self.errors = errors
+
+
 class InvalidInput(GameError):
     status, slug, title = 422, "invalid-input", N_("Invalid input")
 

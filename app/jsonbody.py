@@ -9,6 +9,7 @@ are refused here, before validation, as a 422 naming the place (`players[0].name
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -82,9 +83,30 @@ def check(value: Any) -> None:
             todo.extend((_join(path, i), child) for i, child in enumerate(item))
 
 
+# A surrogate's escape (\ud800-\udfff): in text that is valid UTF-8, the only way to a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB]")
+
+
 def parse(body: bytes) -> Any:
-    value = json.loads(body, object_pairs_hook=_object)
-    check(value)
+    duplicates: list[_Object] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> _Object:
+        result = _object(items)
+        if result.duplicate is not None:
+            duplicates.append(result)
+        return result
+
+    try:
+        text: str | None = body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and text.startswith("\ufeff"):
+        text = None  # a byte order mark: read as json reads bytes
+    value = json.loads(body if text is None else text, object_pairs_hook=pairs)
+    # The walk says where the trouble is; a body with no key twice and no surrogate escape has none, and
+    # a large one (a backup to import) is spared the walk.
+    if duplicates or text is None or _SURROGATE_ESCAPE.search(text):
+        check(value)
     return value
 
 

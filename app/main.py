@@ -29,6 +29,7 @@ from app.ratelimit import Limits
 from app.requestid import RequestId
 from app.routes import (
     api,
+    backup,
     docs,
     events,
     export,
@@ -141,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(tables.router)
     app.include_router(table_stats.router)
+    app.include_router(backup.router)
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)
@@ -159,7 +161,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
     # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).
     app.add_middleware(CompressPublic)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, seconds=settings.body_timeout_seconds)
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.max_body_bytes,
+        seconds=settings.body_timeout_seconds,
+        larger=dict.fromkeys(backup.IMPORT_PATHS, settings.max_import_bytes),  # a backup is a whole table
+    )
     app.add_middleware(ServerErrors, html_error=error_page)
     app.add_middleware(SecurityHeaders, hsts_seconds=settings.hsts_seconds)
     if settings.metrics:

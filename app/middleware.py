@@ -8,7 +8,7 @@ import html
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import HTMLResponse, Response
@@ -48,25 +48,32 @@ def loggable(text: str) -> str:
 
 class BodyLimit:
     """413 for a request body over the limit, whether it declares its length or streams it; 408 for a
-    body that has not all arrived `seconds` after the request's head (a slow sender holds a socket)."""
+    body that has not all arrived `seconds` after the request's head (a slow sender holds a socket).
 
-    def __init__(self, app: ASGIApp, max_bytes: int, seconds: float = 20) -> None:
+    `larger`: POST paths with a limit of their own (a backup to import is a whole table), matched
+    exactly, so no other path, nor another method on these, is allowed more than `max_bytes`."""
+
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, seconds: float = 20, larger: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.seconds = seconds
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope["path"], self.max_bytes) if scope["method"] == "POST" else self.max_bytes
         for name, value in scope["headers"]:
             if name == b"content-length":
                 try:
                     declared = int(value)
                 except ValueError:
                     declared = 0
-                if declared > self.max_bytes:
-                    await self._too_large(scope, send)
+                if declared > limit:
+                    await self._too_large(scope, send, limit)
                     return
         # Read the (small) body up front so an over-long stream is refused before the app sees it.
         chunks: list[bytes] = []
@@ -84,8 +91,8 @@ class BodyLimit:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_bytes:
-                await self._too_large(scope, send)
+            if size > limit:
+                await self._too_large(scope, send, limit)
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
@@ -111,11 +118,11 @@ class BodyLimit:
             n,
         ).format(seconds=number(self.seconds))
 
-    async def _too_large(self, scope: Scope, send: Send) -> None:
-        if self.max_bytes % 1024 == 0:
-            limit = _("{n} KiB").format(n=self.max_bytes // 1024)
+    async def _too_large(self, scope: Scope, send: Send, max_bytes: int) -> None:
+        if max_bytes % 1024 == 0:
+            limit = _("{n} KiB").format(n=max_bytes // 1024)
         else:
-            limit = ngettext("{n} byte", "{n} bytes", self.max_bytes).format(n=self.max_bytes)
+            limit = ngettext("{n} byte", "{n} bytes", max_bytes).format(n=max_bytes)
         page = plain_page(
             _("Too much · Blitzboard"),
             _("That was too much"),
@@ -125,8 +132,8 @@ class BodyLimit:
             ),
         )
         detail = ngettext(
-            "The request body is over {n} byte.", "The request body is over {n} bytes.", self.max_bytes
-        ).format(n=self.max_bytes)
+            "The request body is over {n} byte.", "The request body is over {n} bytes.", max_bytes
+        ).format(n=max_bytes)
         await self._answer(scope, send, 413, "body-too-large", N_("Body over the size limit"), detail, page)
 
     async def _answer(

@@ -21,7 +21,7 @@ from starlette.routing import Match
 
 from app import i18n, scoring, validation
 from app.answers import ProblemDetails
-from app.errors import GameError, InvalidInput, KeyWrong
+from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong
 from app.i18n import N_, _, problem_text
 from app.jsonbody import BodyProblem
 from app.ratelimit import retry_after_header, wrong_key_wait
@@ -106,6 +106,8 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
     errors = None
     if isinstance(error, InvalidInput):
         errors = [{"field": _field_of(p, items), "message": problem_text(p)} for p in error.problems]
+    elif isinstance(error, InvalidDocument):
+        errors = [{"field": field, "message": message} for field, message in error.errors]
     elif error.status == 422:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
     # A 401 must say how to authenticate (RFC 9110 §11.6.1).

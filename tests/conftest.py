@@ -27,7 +27,17 @@ from tests.helpers import (
 )
 from tests.servers import migrated
 
-TABLES = ("round_score", "round", "player", "idempotency_record", "round_change", "game")
+TABLES = (
+    "round_score",
+    "round",
+    "game_result",
+    "player",
+    "idempotency_record",
+    "round_change",
+    "game",
+    "person",
+    "card_table",
+)
 
 
 @pytest.fixture(scope="session")

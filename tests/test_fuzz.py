@@ -130,7 +130,13 @@ def real_game(fuzz_app: FastAPI) -> dict[str, Any]:
         f"/api/v1/games/{game['id']}", json={"name": "Fuzzed"}, headers={"Authorization": f"Bearer {game['edit_key']}"}
     )
     assert renamed.status_code == 200, renamed.text  # a change to revert
-    return {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids} | _real_table(client)
+    real = {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids} | _real_table(client)
+    # Backups that import (a generated document almost never passes the rules' checks).
+    real["backups"] = {
+        "/api/v1/games/import": client.get(f"/api/v1/games/{game['id']}/export").json(),
+        "/api/v1/tables/import": client.get(f"/api/v1/tables/{real['table_id']}/export").json(),
+    }
+    return real
 
 
 def _real_table(client: TestClient) -> dict[str, Any]:
@@ -229,6 +235,8 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
         case.body = {"name": "Fuzz"}
     elif case.path in ("/api/v1/tables/{table_id}", "/api/v1/tables/{table_id}/people/{person_id}"):
         case.body = {"name": "P" + str(data.draw(st.integers(0, 10**9), label="name"))}
+    elif case.path in game["backups"]:
+        case.body = game["backups"][case.path]
 
 
 @schema.parametrize()

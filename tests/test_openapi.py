@@ -45,6 +45,10 @@ OPERATIONS = {
     ("get", "/api/v1/tables/{table_id}/stats"): "table_stats",
     ("get", "/api/v1/tables/{table_id}/head-to-head"): "table_head_to_head",
     ("get", "/api/v1/tables/{table_id}/stats.csv"): "table_stats_csv",
+    ("get", "/api/v1/tables/{table_id}/export"): "export_table",
+    ("post", "/api/v1/tables/import"): "import_table",
+    ("get", "/api/v1/games/{game_id}/export"): "export_game",
+    ("post", "/api/v1/games/import"): "import_game",
 }
 # Operations that take a table's key (a game's creation only with `table_id`).
 NEEDS_THE_TABLE_KEY = {
@@ -138,7 +142,8 @@ def test_request_bodies_have_an_example_and_every_field_a_description_and_real_b
         bodies += 1
         schema = resolve(document, operation["requestBody"]["content"]["application/json"]["schema"])
         assert schema.get("examples"), path
-    assert bodies == 8  # a game's create, update, add and correct; a table's create, update, add and rename
+    # a game's create, update, add and correct; a table's create, update, add and rename; the two imports
+    assert bodies == 10
     for name in (
         "GameCreate",
         "GameUpdate",
@@ -150,6 +155,16 @@ def test_request_bodies_have_an_example_and_every_field_a_description_and_real_b
         "TableCreate",
         "TableUpdate",
         "PersonIn",
+        "TableBackup",
+        "GameBackup",
+        "TableGameBackup",
+        "PersonBackup",
+        "PlayerBackup",
+        "TablePlayerBackup",
+        "RoundBackup",
+        "ScoreBackup",
+        "RulesBackup",
+        "GameKey",
     ):
         for field, spec in document["components"]["schemas"][name]["properties"].items():
             assert spec.get("description"), (name, field)
@@ -272,3 +287,6 @@ def test_the_request_examples_are_accepted_by_the_api(document, client: TestClie
         f"/api/v1/games/{game['id']}", json=example("/api/v1/games/{game_id}", "patch"), headers=auth
     )
     assert changed.status_code == 200, changed.text
+    for path in ("/api/v1/tables/import", "/api/v1/games/import"):  # a backup of each kind
+        imported = client.post(path, json=example(path, "post"))
+        assert imported.status_code == 201, imported.text

@@ -11,6 +11,7 @@ from fastapi import Depends, Header, Path, Query, Request
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app.backup import Backups
 from app.db import SessionDep
 from app.games import Games
 from app.security import Credential
@@ -30,6 +31,14 @@ async def get_tables(request: Request, session: SessionDep) -> Tables:
 
 
 TablesDep = Annotated[Tables, Depends(get_tables)]
+
+
+async def get_backups(request: Request, session: SessionDep) -> Backups:
+    return Backups(session, request.app.state.settings, request.app.state.sealer)
+
+
+BackupsDep = Annotated[Backups, Depends(get_backups)]
+
 TableId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 # "New game at this table" (the start page's `?table=`).
 TableQuery = Annotated[str | None, Query(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]

@@ -1,0 +1,179 @@
+"""/api/v1 backups (issue 16): a table's or a game's whole data as one JSON document, and a new table or
+game made from one. Thin: read, call a use case in app.backup, answer; refusals are answered by the one
+handler in app.problems.
+
+The imports read their body themselves (the use case checks the document whole, naming each problem by
+its JSON path), under a body limit of their own (Settings.max_import_bytes, kept by
+app.middleware.BodyLimit for exactly these paths) instead of every other body's 64 KiB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.answers import GameCreated
+from app.backup_answers import GameBackup, TableBackup, TableImported
+from app.errors import GameError, UnsupportedMediaType
+from app.i18n import _
+from app.idempotency import Idempotency
+from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
+from app.ratelimit import client_address
+from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, TableId, operation_id
+from app.urls import table_urls, urls_for
+from app.writes import none_match
+
+router = APIRouter(prefix="/api/v1", generate_unique_id_function=operation_id)
+
+TABLE_IMPORT_PATH = "/api/v1/tables/import"
+GAME_IMPORT_PATH = "/api/v1/games/import"
+IMPORT_PATHS = (TABLE_IMPORT_PATH, GAME_IMPORT_PATH)
+
+_IMPORT_TEXT = (
+    "The document is checked whole before anything is written: its format and version, every field's type, "
+    "names, rules, and every round against the rounds before it, as a game checks a new round. Any problem is "
+    "a 422 whose `errors[].field` is the JSON path of what is wrong (`games[3].rounds[12].scores[1].blitz`; the "
+    "first 100 problems), and nothing is imported. A body over the import limit (8 MiB unless "
+    "`BLITZBOARD_MAX_IMPORT_BYTES` says otherwise) is a 413. Everything gets new ids and new keys; timestamps "
+    "are the document's. Counts as a new game for the rate limit, refused or not. An `Idempotency-Key` retry (same client, same "
+    "body) gets the first answer again, keys included."
+)
+
+
+def _json_media(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+async def backup_body(request: Request) -> bytes:
+    """The document as sent; JSON only (a form a browser may post from another site is not)."""
+    content_type = request.headers.get("content-type")
+    if content_type and not _json_media(content_type):
+        raise UnsupportedMediaType(_("Send the backup as JSON (Content-Type: application/json)."))
+    return await request.body()
+
+
+BackupBody = Annotated[bytes, Depends(backup_body)]
+
+
+def _takes(model: type) -> dict[str, Any]:
+    """The request body for the OpenAPI document: the export's own model (read by the use case, not FastAPI)."""
+    schema = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
+def _document(document: dict[str, Any], filename: str, if_none_match: str | None) -> Response:
+    # The same data is always the same bytes (app.backup), so a digest of them is a strong ETag.
+    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    if none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag})
+    disposition = f'attachment; filename="{filename}"'
+    return Response(body, media_type="application/json", headers={"ETag": etag, "Content-Disposition": disposition})
+
+
+def _created(body: dict[str, Any], location: str, version: int, replayed: bool) -> JSONResponse:
+    headers = {"ETag": f'"{version}"', "Location": location}
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return JSONResponse(body, status_code=201, headers=headers)
+
+
+@router.get(
+    "/tables/{table_id}/export",
+    tags=["tables"],
+    response_model=TableBackup,
+    responses=problem_responses(404, 422),
+    summary="Export a table (a backup)",
+    description="No key needed. The whole table as one JSON document: its roster and every game played at it, "
+    "with rules, players, rounds as entered and their times (the correction log and Idempotency-Key records "
+    "are not in it). No ids or keys but the table's own `id`: players are their place in a game, people their "
+    "place in the roster. `POST /tables/import` makes a new table of it; exported again, that table's document "
+    "is the same bytes but for its `id`. The `ETag` is a digest of the document.",
+)
+def export_table(table_id: TableId, backups: BackupsDep, if_none_match: IfNoneMatch = None) -> Response:
+    return _document(backups.export_table(table_id), f"blitzboard-table-{table_id}.json", if_none_match)
+
+
+@router.post(
+    "/tables/import",
+    tags=["tables"],
+    status_code=201,
+    response_model=TableImported,
+    responses=problem_responses(413, 415, 422, 429),
+    openapi_extra=_takes(TableBackup),
+    summary="Import a table (from a backup)",
+    description="A new table from `GET /tables/{id}/export`'s document. Answers it as `POST /tables` does (its "
+    "secret `edit_key`, shown only here, and its links) with `game_keys`: each imported game's new id and its "
+    "own edit key, in the document's order. " + _IMPORT_TEXT,
+)
+def import_table(
+    request: Request, body: BackupBody, backups: BackupsDep, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):
+        return too_many(wait, TOO_MANY_NEW_GAMES)
+    idempotency = Idempotency.of(idempotency_key, "POST /tables/import", hashlib.sha256(body).hexdigest())
+    try:
+        outcome = backups.import_table(body, table_urls(request), idempotency, client=client)
+    except GameError:
+        # Refused once read and checked: it counts, unlike a refused new game, as reading a whole
+        # table's document is the work the limit is for.
+        raise
+    except BaseException:  # failed: nothing made, no slot taken
+        limit.release(client)
+        raise
+    if outcome.replayed:
+        limit.release(client)
+    location = str(request.url_for("get_table", table_id=outcome.body["id"]))
+    return _created(outcome.body, location, outcome.version, outcome.replayed)
+
+
+@router.get(
+    "/games/{game_id}/export",
+    tags=["games"],
+    response_model=GameBackup,
+    responses=problem_responses(404, 410, 422),
+    summary="Export a game (a backup)",
+    description="No key needed. The whole game as one JSON document: name, rules, players, rounds as entered "
+    "and their times (not the correction log). A game at a table exports as a game of its own. "
+    "`POST /games/import` makes a new game of it; exported again, it is the same bytes but for its `id`. "
+    "The `ETag` is a digest of the document.",
+)
+def export_game(game_id: GameId, backups: BackupsDep, if_none_match: IfNoneMatch = None) -> Response:
+    return _document(backups.export_game(game_id), f"blitzboard-game-{game_id}.json", if_none_match)
+
+
+@router.post(
+    "/games/import",
+    tags=["games"],
+    status_code=201,
+    response_model=GameCreated,
+    responses=problem_responses(413, 415, 422, 429),
+    openapi_extra=_takes(GameBackup),
+    summary="Import a game (from a backup)",
+    description="A new game of its own from `GET /games/{id}/export`'s document. Answers as `POST /games` does: "
+    "the game, its secret `edit_key` (shown only here) and its links. " + _IMPORT_TEXT,
+)
+def import_game(
+    request: Request, body: BackupBody, backups: BackupsDep, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
+    limit, client = request.app.state.limits.games, client_address(request)
+    if wait := limit.reserve(client):
+        return too_many(wait, TOO_MANY_NEW_GAMES)
+    idempotency = Idempotency.of(idempotency_key, "POST /games/import", hashlib.sha256(body).hexdigest())
+    try:
+        outcome = backups.import_game(body, urls_for(request), idempotency, client=client)
+    except GameError:  # refused once read and checked: it counts (import_table)
+        raise
+    except BaseException:
+        limit.release(client)
+        raise
+    if outcome.replayed:
+        limit.release(client)
+    location = str(request.url_for("get_game", game_id=outcome.body["id"]))
+    return _created(outcome.body, location, outcome.version, outcome.replayed)
