@@ -31,9 +31,9 @@ from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.keeping import Keeping
 from app.models import Game, Player, Round, RoundScore, utcnow
 from app.names import clean_name, game_name_problem
+from app.roster import RematchOf, join_roster, table_for_game
 from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.security import Credential, hash_key, new_edit_key, new_game_id
-from app.tables import RematchOf, join_roster, table_for_game
 from app.views import GameView, Played, as_utc, load_view, missing_game, set_rules, version_and_start
 from app.writes import Outcome, UrlsFor, WriteTransactions
 

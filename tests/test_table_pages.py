@@ -22,9 +22,9 @@ from sqlmodel import Session, func, select
 from app.errors import KeyMissing, KeyWrong
 from app.games import Games
 from app.models import CardTable
+from app.roster import RematchOf
 from app.schemas import GameCreate, PlayerCreate
 from app.security import Credential
-from app.tables import RematchOf
 from tests.helpers import EVIL, count_games, html
 from tests.helpers import text_of as text
 

@@ -32,6 +32,7 @@ from app.games import Games
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.ratelimit import client_address, wrong_key_wait
+from app.roster import RematchOf
 from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.security import (
@@ -44,7 +45,6 @@ from app.security import (
     set_edit_cookie,
     table_cookie_key,
 )
-from app.tables import RematchOf
 from app.urls import urls_for
 from app.views import GameView
 from app.web.changes import change_lines
