@@ -32,7 +32,7 @@ from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import ReplayUnavailable
 from app.i18n import _
-from app.idempotency import CREATE, Idempotency, Replays, restore, snapshot
+from app.idempotency import CREATE, IMPORT_GAME_SCOPE, IMPORT_TABLE_SCOPE, Idempotency, Replays, restore, snapshot
 from app.models import CardTable, Game, IdempotencyRecord, Person, Round
 from app.names import name_key
 from app.sealing import SealBroken, Sealer
@@ -43,8 +43,6 @@ from app.views import GameView, as_utc, load_view, load_views, missing_game, sco
 from app.writes import Outcome, UrlsFor
 
 # The replay records of imports: scopes of their own, as their sealed keys are not a creation's.
-IMPORT_GAME_SCOPE = "import-game"
-IMPORT_TABLE_SCOPE = "import-table"
 NO_TIME = RoundTime()
 T = TypeVar("T")
 
@@ -282,6 +280,11 @@ class Backups:
     def _replayed_table(self, record: IdempotencyRecord, idempotency: Idempotency, urls: TableUrls) -> TableOutcome:
         answer = json.loads(zlib.decompress(record.snapshot))
         game_ids = answer.pop("game_ids")
+        # A game deleted since (or pruned) is gone with its key: the first answer can't be given again.
+        if len(self.session.exec(select(Game.id).where(Game.id.in_(game_ids))).all()) != len(game_ids):  # type: ignore[attr-defined]
+            raise ReplayUnavailable(
+                _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
+            )
         keys = json.loads(self._sealed(record, idempotency, table_scope(answer["id"])))
         answer |= {
             "edit_key": keys["table"],

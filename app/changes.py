@@ -231,6 +231,11 @@ class ChangeLog:
                 "started_at": took.started_at.isoformat() if took.started_at else None,
                 "duration_s": took.duration_s,
             }
+        # When it was saved: a revert puts it back at that moment, so a finished game at a table still
+        # finished when it did (app.results takes the last round's) and its standings stay in their period.
+        saved = self.session.exec(select(Round.created_at).where(Round.id == view.round_ids[number - 1])).first()
+        if saved is not None:
+            old["saved"] = as_utc(saved).isoformat()
         self._log(view, DELETION, round_number=number, round_id=view.round_ids[number - 1], old=old)
 
     def _log_rules(self, view: GameView, before: dict[str, Any]) -> None:
@@ -343,11 +348,13 @@ class ChangeLog:
             time = RoundTime(
                 datetime.fromisoformat(took["started_at"]) if took.get("started_at") else None, took.get("duration_s")
             )
+            saved = (change.old or {}).get("saved")
             round_ = Round(
                 id=None if taken else old_id,
                 game_id=view.game.id,
                 started_at=time.started_at,
                 duration_s=time.duration_s,
+                **({"created_at": datetime.fromisoformat(saved)} if saved else {}),
             )
             session.add(round_)
             session.flush()

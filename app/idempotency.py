@@ -36,6 +36,8 @@ from app.timing import RoundTime
 from app.views import Played, as_utc
 
 NEW_GAME_SCOPE = "new-game"
+# The replays of imports (app.backup): a game's snapshot, like a creation's; a table's, its answer.
+IMPORT_GAME_SCOPE, IMPORT_TABLE_SCOPE = "import-game", "import-table"
 CREATE, ROTATE, WRITE = "create", "rotate", "write"
 
 

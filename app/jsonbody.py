@@ -84,7 +84,7 @@ def check(value: Any) -> None:
 
 
 # A surrogate's escape (\ud800-\udfff): in text that is valid UTF-8, the only way to a lone surrogate.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def parse(body: bytes) -> Any:

@@ -23,7 +23,11 @@ access_log = logging.getLogger("blitzboard.access")
 
 # Edit links carry the key in their path, handover links their token; neither reaches a log line.
 _SECRET_IN_PATH = re.compile(r"(/(?:edit|take)/)[^/?#]+")
-_KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/|take/)")
+_KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/|take/)|^/t/[^/]+/edit/")
+# A table's page, and the start page's form for a game at a table, carry the table's CSRF token (and,
+# with ?share=1, its edit link) when the browser holds the table's key cookie (app.security).
+_TABLE_KEEPER_PAGE = re.compile(r"^/(t/[^/]+/?)?$")
+_TABLE_COOKIE = b"bb_table_"
 
 
 def redact(path: str) -> str:
@@ -238,10 +242,23 @@ class CompressPublic:
         self.gzip = GZipMiddleware(app, minimum_size=minimum_size)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or _KEEPER_PATH.search(scope["path"]):
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "GET"
+            or _KEEPER_PATH.search(scope["path"])
+            or _table_keeper(scope)
+        ):
             await self.app(scope, receive, send)
         else:
             await self.gzip(scope, receive, send)
+
+
+def _table_keeper(scope: Scope) -> bool:
+    """A table's page (or the start page) asked by a browser that holds a table's key: it may carry
+    the table's CSRF token or edit link next to names others chose, so it is not compressed."""
+    if not _TABLE_KEEPER_PAGE.match(scope["path"]):
+        return False
+    return any(name == b"cookie" and _TABLE_COOKIE in value for name, value in scope["headers"])
 
 
 # Marks the copy of a HEAD request that HeadAsGet runs as a GET (the request counter in app/metrics.py,

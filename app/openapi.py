@@ -36,7 +36,13 @@ _DIGEST_ETAG = {
 }
 # Answers whose ETag is a digest of the answer (a table's standings change with its games' rounds,
 # which don't move the table's version), whatever their media type.
-_DIGEST_PATHS = ("/stats", "/stats.csv", "/head-to-head")
+_DIGEST_PATHS = ("/stats", "/stats.csv", "/head-to-head", "/export")
+_TABLE_ETAG = {
+    "description": 'The table\'s version and a digest of the answer, `"<version>.<digest>"`: send it as '
+    "`If-None-Match` to read again only when the answer changed (a game at the table finishing changes it), "
+    "or as `If-Match` with a change to the table (its version part is compared).",
+    "schema": {"type": "string", "examples": ['"3.5f1c0a9e4d2b7c68"']},
+}
 _PROBLEM_SCHEMA = {"$ref": "#/components/schemas/ProblemDetails"}
 UNAVAILABLE = {
     "description": TITLES[503],
@@ -64,10 +70,12 @@ def finish(schema: dict[str, Any]) -> dict[str, Any]:
                     )
                 if status in ("429", "503"):
                     headers.setdefault("Retry-After", _RETRY_AFTER)
-                if status.startswith("2") and path.startswith("/api/v1/tables/") and path.endswith(_DIGEST_PATHS):
+                if status.startswith("2") and path.startswith("/api/v1/") and path.endswith(_DIGEST_PATHS):
                     headers["ETag"] = _DIGEST_ETAG
                 elif status.startswith("2") and "application/json" in content:
                     headers["ETag"] = _PRESETS_ETAG if path == "/api/v1/presets" else _ETAG
+                    if path.startswith("/api/v1/tables"):  # every answer of the table itself
+                        headers["ETag"] = _TABLE_ETAG
                     if method != "get":
                         headers["Idempotent-Replayed"] = _REPLAYED
                 if status == "201" and path in ("/api/v1/games", "/api/v1/tables"):

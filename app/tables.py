@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.config import Settings
@@ -34,7 +35,7 @@ from app.i18n import _, ngettext
 from app.idempotency import CREATE, ROTATE, WRITE, Idempotency, Replays
 from app.live import Broker
 from app.live_pg import notify_in_transaction
-from app.models import CardTable, Game, GameResult, Person, Player, utcnow
+from app.models import CardTable, Game, Person, Player, utcnow
 from app.names import clean_name, name_key, table_name_problem
 from app.roster import (
     MAX_PEOPLE,
@@ -43,6 +44,7 @@ from app.roster import (
     checked_name,
     join_roster,
     missing_table,
+    public_table,
     roster_people,
     taken,
 )
@@ -50,10 +52,8 @@ from app.rules.base import Problem, name_refused
 from app.schemas import PersonIn, TableCreate, TableUpdate
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, hash_key, new_edit_key, new_game_id
-from app.views import as_utc
 
 NEW_TABLE_SCOPE = "new-table"
-RECENT_GAMES = 20  # the games a table's answer lists (newest first); the rest are in its export
 
 TableUrls = Callable[[str, str | None], dict[str, str]]  # (table id, edit key or None) -> {"view", "edit"?}
 
@@ -73,59 +73,6 @@ class TableOutcome:
     @property
     def version(self) -> int:
         return int(self.body["version"])
-
-
-def _timestamp(moment: Any) -> str:
-    return as_utc(moment).isoformat().replace("+00:00", "Z")
-
-
-def public_table(session: Session, table: CardTable) -> dict[str, Any]:
-    """The table as the API answers it: its roster (with each person's games) and its latest games."""
-    people = session.exec(select(Person).where(Person.table_id == table.id).order_by(Person.id)).all()
-    counts = dict(
-        session.exec(
-            select(Player.person_id, func.count(Player.id))
-            .join(Game, Game.id == Player.game_id)
-            .where(Game.table_id == table.id, Player.person_id.is_not(None))  # type: ignore[union-attr]
-            .group_by(Player.person_id)
-        ).all()
-    )
-    games = session.exec(
-        select(Game).where(Game.table_id == table.id).order_by(Game.created_at.desc(), Game.id).limit(RECENT_GAMES)  # type: ignore[attr-defined]
-    ).all()
-    winners: dict[str, list[int]] = {game.id: [] for game in games}
-    finished: set[str] = set()
-    if games:
-        for game_id, person_id, won in session.exec(
-            select(GameResult.game_id, GameResult.person_id, GameResult.won)
-            .where(GameResult.game_id.in_(list(winners)))  # type: ignore[attr-defined]
-            .order_by(GameResult.place, GameResult.player_id)
-        ):
-            finished.add(game_id)
-            if won:
-                winners[game_id].append(person_id)
-    total = session.exec(select(func.count(Game.id)).where(Game.table_id == table.id)).one()
-    return {
-        "id": table.id,
-        "name": table.name,
-        "version": table.version,
-        "created_at": _timestamp(table.created_at),
-        "updated_at": _timestamp(table.updated_at),
-        "people": [{"id": p.id, "name": p.name, "games": counts.get(p.id, 0)} for p in people],
-        "games_count": total,
-        "games": [
-            {
-                "id": g.id,
-                "name": g.name,
-                "kind": g.kind,
-                "preset": g.preset,
-                "created_at": _timestamp(g.created_at),
-                "status": "finished" if g.id in finished else "playing",
-                "winners": winners[g.id],
-            }
-            for g in games
-        ],
-    }
 
 
 class Tables:
@@ -171,11 +118,24 @@ class Tables:
             names.append(cleaned)
         if problems:
             raise InvalidInput(problems)
-        replays, session = self.replays, self.session
+        replays = self.replays
         key = mac = ""
         if idempotency:
             key = replays.lookup_key(CREATE, NEW_TABLE_SCOPE, client, idempotency)
             mac = replays.request_mac(CREATE, idempotency)
+        try:
+            return self._create(name, names, urls, idempotency, key, mac)
+        except IntegrityError:
+            # Another request with the same Idempotency-Key committed first (PostgreSQL, where nothing
+            # serialises two creations): its answer is now stored, so look again.
+            if not idempotency:
+                raise
+            return self._create(name, names, urls, idempotency, key, mac)
+
+    def _create(
+        self, name: str, names: list[str], urls: TableUrls, idempotency: Idempotency | None, key: str, mac: str
+    ) -> TableOutcome:
+        replays, session = self.replays, self.session
         with serial_writes(session):
             begin_write(session)
             try:
@@ -246,15 +206,18 @@ class Tables:
                 raise InvalidInput([taken(other.name)])
             if name == person.name:
                 return
-            person.name, person.name_key = name, name_key(name)
-            self.session.add(person)
             # Their players carry the name: every game they played changes, and its viewers hear of it.
+            # The games are locked before the person's row changes: a game's write holds its game and
+            # then (its results' foreign keys, on PostgreSQL) share-locks the person's row, so the other
+            # order could deadlock with a round saved in one of their games.
             games = self.session.exec(
                 select(Game)
                 .join(Player, Player.game_id == Game.id)
                 .where(Player.person_id == person.id)
                 .with_for_update()
             ).all()
+            person.name, person.name_key = name, name_key(name)
+            self.session.add(person)
             self.session.exec(update(Player).where(Player.person_id == person.id).values(name=name))  # type: ignore[arg-type]
             for game in games:
                 game.version += 1
@@ -293,7 +256,11 @@ class Tables:
         return person
 
     def locked(self, table_id: str) -> CardTable:
-        table = self.session.exec(select(CardTable).where(CardTable.id == table_id).with_for_update()).first()
+        # FOR NO KEY UPDATE on PostgreSQL: the results a game at the table writes share-lock the table's
+        # key (their foreign key to it), which a plain FOR UPDATE would block: a deadlock with a rename.
+        table = self.session.exec(
+            select(CardTable).where(CardTable.id == table_id).with_for_update(key_share=True)
+        ).first()
         if table is None:
             raise missing_table(table_id)
         return table

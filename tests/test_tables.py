@@ -74,9 +74,11 @@ def test_a_new_table_answers_its_key_once_and_links_and_reads_without_one(client
     assert body["urls"]["view"].endswith(f"/t/{table.id}")
     assert body["urls"]["edit"].endswith(f"/t/{table.id}/edit/{table.key}")
     read = client.get(f"{TABLES}/{table.id}")
-    assert read.headers["ETag"] == '"1"'
+    etag = read.headers["ETag"]
+    assert etag.startswith('"1.')
     assert "edit_key" not in read.json() and "urls" not in read.json()
-    assert client.get(f"{TABLES}/{table.id}", headers={"If-None-Match": '"1"'}).status_code == 304
+    assert client.get(f"{TABLES}/{table.id}", headers={"If-None-Match": etag}).status_code == 304
+    assert client.get(f"{TABLES}/{table.id}", headers={"If-None-Match": '"1"'}).status_code == 200
     assert_problem(client.get(f"{TABLES}/nope"), 404)
 
 
@@ -106,8 +108,14 @@ def test_changing_a_table_needs_its_key_and_the_current_version(client: TestClie
     assert_problem(client.patch(url, json={"name": "New"}, headers=table.auth | {"If-Match": '"7"'}), 412)
     renamed = client.patch(url, json={"name": "New"}, headers=table.auth | {"If-Match": '"1"'})
     assert renamed.status_code == 200 and renamed.json()["name"] == "New"
-    assert renamed.headers["ETag"] == '"2"'
-    assert table.get()["name"] == "New"
+    assert renamed.headers["ETag"].startswith('"2.')
+    # The ETag the answer gave is good as If-Match (its version part counts), and a stale one is not.
+    again = client.patch(url, json={"name": "Newer"}, headers=table.auth | {"If-Match": renamed.headers["ETag"]})
+    assert again.status_code == 200
+    assert_problem(
+        client.patch(url, json={"name": "x"}, headers=table.auth | {"If-Match": renamed.headers["ETag"]}), 412
+    )
+    assert table.get()["name"] == "Newer"
 
 
 def test_a_new_key_retires_the_old_one_and_a_retry_gets_it_again(client: TestClient, make_table):
@@ -277,3 +285,45 @@ def test_deleting_a_game_at_a_table_takes_its_results_and_frees_nobody_else(clie
     assert after["games_count"] == 0 and all(p["games"] == 0 for p in after["people"])
     ana = table.person("Ana")
     assert client.delete(f"{TABLES}/{table.id}/people/{ana['id']}", headers=table.auth).status_code == 200
+
+
+def test_the_tables_etag_moves_when_a_game_at_it_finishes(client: TestClient, make_table):
+    """A game's rounds never touch the table's row (nor its version), but the answer lists the game's
+    status and winners: a cached copy must not be confirmed once they changed."""
+    table = make_table()
+    game = table.game(["Ana", "Ben"], rules={"target": 5})
+    before = client.get(f"{TABLES}/{table.id}")
+    assert game.add_round([(5, 0), (1, 2)]).status_code == 201
+    after = client.get(f"{TABLES}/{table.id}", headers={"If-None-Match": before.headers["ETag"]})
+    assert after.status_code == 200 and after.json()["games"][0]["status"] == "finished"
+    assert after.json()["version"] == before.json()["version"]
+
+
+def test_reverting_a_rounds_deletion_keeps_when_the_game_finished(app, client: TestClient, make_table):
+    """The round comes back with the moment it was saved, so the game's standings stay in their period."""
+    from datetime import UTC, datetime
+
+    from app.models import Round
+
+    table = make_table()
+    game = table.game(["Ana", "Ben"], rules={"target": 10})
+    assert game.add_round([(3, 0), (1, 2)]).status_code == 201
+    assert game.add_round([(8, 0), (1, 2)]).status_code == 201
+    january = datetime(2026, 1, 5, 20, 0, tzinfo=UTC)
+    with Session(app.state.engine) as session:
+        for round_ in session.exec(select(Round).where(Round.game_id == game.id)):
+            round_.created_at = january
+            session.add(round_)
+        session.commit()
+    assert (
+        client.put(
+            f"{API}/games/{game.id}/rounds/2", json=round_body(game.player_ids, [(9, 0), (1, 2)]), headers=game.auth
+        ).status_code
+        == 200
+    )  # a correction rewrites the results: finished in January
+    assert client.delete(f"{API}/games/{game.id}/rounds/1", headers=game.auth).status_code == 200
+    deletion = client.get(f"{API}/games/{game.id}/changes").json()[0]
+    assert client.post(f"{API}/games/{game.id}/changes/{deletion['id']}/revert", headers=game.auth).status_code == 200
+    with Session(app.state.engine) as session:
+        finished = {r.finished_at.replace(tzinfo=UTC) for r in session.exec(select(GameResult))}
+    assert finished == {january}

@@ -23,6 +23,7 @@ from app.i18n import _
 from app.idempotency import Idempotency
 from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.ratelimit import client_address
+from app.roster import table_etag
 from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, TableId, operation_id
 from app.urls import table_urls, urls_for
 from app.writes import none_match
@@ -130,7 +131,9 @@ def import_table(
     if outcome.replayed:
         limit.release(client)
     location = str(request.url_for("get_table", table_id=outcome.body["id"]))
-    return _created(outcome.body, location, outcome.version, outcome.replayed)
+    answer = _created(outcome.body, location, outcome.version, outcome.replayed)
+    answer.headers["ETag"] = table_etag(outcome.body)  # a table's, as GET /tables/{id} answers it
+    return answer
 
 
 @router.get(

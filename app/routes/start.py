@@ -13,7 +13,7 @@ from app import scoring
 from app.errors import InvalidInput, KeyMissing, KeyWrong
 from app.games import Games, new_game
 from app.i18n import _, join_names, pgettext, problem_text
-from app.ratelimit import client_address, retry_after_header
+from app.ratelimit import client_address, retry_after_header, wrong_key_wait
 from app.routes.deps import GamesDep, TableQuery, TablesDep
 from app.schemas import GameCreate, PersonIn, PlayerCreate, RulesCreate, TableCreate
 from app.security import (
@@ -44,7 +44,7 @@ from app.web.forms import (
     rules_problem_text,
     safe_int,
 )
-from app.web.render import error_page, go, is_htmx, render
+from app.web.render import error_page, go, is_htmx, keeper_headers, render, too_many_page
 from app.web.tables import new_table_form, table_binding, your_tables
 
 router = APIRouter(include_in_schema=False)
@@ -98,6 +98,8 @@ def start_page(request: Request, games: GamesDep, table: TableQuery = None) -> H
             new["errors"] = {"form": [_(NOT_AT_TABLE)]}
     context = {"new": new, "new_table": new_table_form(), "your_games": rows, "your_tables": tables}
     response = render(request, "start.html", context)
+    if table:  # the form carries the table's CSRF token: not cached, not sent on as a referrer
+        response.headers.update(keeper_headers())
     for game_id in stale:
         response.delete_cookie(edit_cookie_name(game_id), path="/")
     for table_id in stale_tables:
@@ -235,6 +237,9 @@ def _start_game(request: Request, games: Games, typed: _Typed) -> tuple[Response
             key = key or {"table_id": "form"}.get(problem.field, problem.field)
             errors.setdefault(key, []).append(rules_problem_text(problem, preset))
     except (KeyWrong, KeyMissing):  # the table's key was replaced since this browser got it
+        # Counted as a wrong key, as everywhere a key is checked: guesses are limited here too.
+        if wait := wrong_key_wait(request):
+            return too_many_page(request, wait), False
         return _new_game_response(request, games, typed, {"form": [_(STALE_TABLE_KEY)]}, status=403), False
     if errors:
         return _new_game_response(request, games, typed, errors, status=422), False

@@ -11,6 +11,7 @@ from app.idempotency import Idempotency
 from app.jsonbody import StrictJsonRoute
 from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.ratelimit import client_address
+from app.roster import table_etag
 from app.routes.deps import (
     IdempotencyKey,
     IfMatch,
@@ -34,7 +35,7 @@ _WRITE_ERRORS = problem_responses(401, 403, 404, 412, 413, 422, 429)
 
 
 def _answer(outcome: TableOutcome, request: Request) -> JSONResponse:
-    headers = {"ETag": f'"{outcome.version}"'}
+    headers = {"ETag": table_etag(outcome.body)}
     if outcome.status == 201:
         headers["Location"] = str(request.url_for("get_table", table_id=outcome.body["id"]))
     if outcome.replayed:
@@ -75,17 +76,16 @@ def create_table(
     response_model=TablePublic,
     responses=problem_responses(404, 422),
     summary="Read a table",
-    description='No key needed. The `ETag` header is `"<version>"`; send it as `If-None-Match` to get 304.',
+    description='No key needed. The `ETag` header is `"<version>.<digest>"`: send it as `If-None-Match` to get '
+    "304 while nothing in the answer changed (a game at the table finishing changes it without moving the "
+    "table's version), or as `If-Match` on a change to the table (its version part is compared).",
 )
 def get_table(table_id: TableId, tables: TablesDep, if_none_match: IfNoneMatch = None) -> Response:
-    if (
-        if_none_match
-        and (version := tables.version(table_id)) is not None
-        and none_match(if_none_match, f'"{version}"')
-    ):
-        return Response(status_code=304, headers={"ETag": f'"{version}"'})
     body = tables.get(table_id)
-    return JSONResponse(body, headers={"ETag": f'"{body["version"]}"'})
+    etag = table_etag(body)
+    if if_none_match and none_match(if_none_match, etag):
+        return Response(status_code=304, headers={"ETag": etag})
+    return JSONResponse(body, headers={"ETag": etag})
 
 
 @router.patch(

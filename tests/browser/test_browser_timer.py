@@ -41,7 +41,9 @@ def open_with_clock(page: Page, path: str, skew: timedelta) -> None:
 def time_to_blitz(page: Page) -> float:
     """How long until this page says "Blitz!", by its own clock: the schedule it computed. Waits for it:
     the live refresh after "Start round" may swap the timer for a new one that app.js has yet to set."""
-    page.wait_for_function("Number.isFinite(Number(document.getElementById('round-timer')?.dataset.blitzLocal))")
+    # expect(), not wait_for_function: a string predicate that has to poll is run through eval, which
+    # the page's Content-Security-Policy refuses (a flaky failure whenever the first check is early).
+    expect(page.locator("#round-timer")).to_have_attribute("data-blitz-local", re.compile(r"^-?\d+(\.\d+)?$"))
     return page.evaluate("Number(document.getElementById('round-timer').dataset.blitzLocal) - Date.now()")
 
 
