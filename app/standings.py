@@ -40,13 +40,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Float, FromClause, and_, case, cast, func, not_, select
+from sqlalchemy import ColumnElement, Float, FromClause, Select, and_, case, cast, func, not_, select
 from sqlmodel import Session
 
 from app.models import CardTable, Game, GameResult, Person, Round, RoundScore
 from app.rules.base import Kind
 from app.rules.presets import PRESETS
 from app.tables import missing_table
+
+# Up to this many games, the queries that join rounds and scores name the games that count: the planner
+# then knows how few they are and looks their rows up by index. Left to its statistics, PostgreSQL takes a
+# small table of a large database for a bigger one and scans whole tables, so a 10-game table's figures
+# cost as much as the database is large (bench/tables.py). Past it, a subquery: a table with that many
+# games in the period is a large part of any database, and its rows are best read in bulk anyway.
+NAMED_GAMES = 500
 
 KINDS = tuple(kind.value for kind in Kind)
 # What `kind` may be: a rule family or a preset.
@@ -69,8 +76,11 @@ def table_stats(
 ) -> dict[str, Any]:
     """The table's standings: one group per preset with finished games in the period (module docstring)."""
     _check(session, table_id, kind)
-    games = _game_figures(session, table_id, since, until, kind)
-    rounds = _round_figures(session, table_id, since, until, kind)
+    where = _picked(_results, table_id, since, until, kind)
+    counted = _counted_games(session, where)
+    none = isinstance(counted, list) and not counted
+    games = {} if none else _game_figures(session, where)
+    rounds = {} if none else _round_figures(session, where, counted)
     names = _names(session, {person_id for person_id, _ in games})
     groups: dict[str, dict[str, Any]] = {}
     for (person_id, preset), row in games.items():
@@ -109,8 +119,13 @@ def head_to_head(
 ) -> dict[str, Any]:
     """Every two people who finished a game together in the period: the games, who finished ahead how often."""
     _check(session, table_id, kind)
+    head = _head(table_id, since, until, kind)
+    counted = _counted_games(session, _picked(_results, table_id, since, until, kind))
+    if isinstance(counted, list) and not counted:
+        return head | {"people": [], "pairs": []}
     a = _results.alias("a")
     b = _results.alias("b")
+    named = [a.c.game_id.in_(counted), b.c.game_id.in_(counted)] if isinstance(counted, list) else []
     query = (
         select(
             a.c.person_id,
@@ -122,7 +137,7 @@ def head_to_head(
         )
         # b: the same game's other rows (the primary key's game_id leads), each pair once.
         .select_from(a.join(b, and_(b.c.game_id == a.c.game_id, b.c.person_id > a.c.person_id)))
-        .where(*_picked(a, table_id, since, until, kind))
+        .where(*_picked(a, table_id, since, until, kind), *named)
         .group_by(a.c.person_id, b.c.person_id)
         .order_by(a.c.person_id, b.c.person_id)
     )
@@ -135,7 +150,7 @@ def head_to_head(
         select(_people.c.id, _people.c.name).where(_people.c.id.in_(played))  # type: ignore[call-overload]
     ).all()
     listed = sorted(({"person_id": pid, "name": name} for pid, name in people), key=_by_name)
-    return _head(table_id, since, until, kind) | {"people": listed, "pairs": pairs}
+    return head | {"people": listed, "pairs": pairs}
 
 
 # --- the queries ------------------------------------------------------------------------------------
@@ -163,9 +178,14 @@ def _picked(
     return where
 
 
-def _game_figures(
-    session: Session, table_id: str, since: datetime | None, until: datetime | None, kind: str | None
-) -> dict[tuple[int, str], dict[str, Any]]:
+def _counted_games(session: Session, where: list[ColumnElement[bool]]) -> list[str] | Select:
+    """The games that count: their ids (NAMED_GAMES at most), or the subquery that finds them; empty: none."""
+    query = select(_results.c.game_id).where(*where).distinct()
+    ids = list(session.exec(query.limit(NAMED_GAMES + 1)).scalars())  # type: ignore[call-overload]
+    return ids if len(ids) <= NAMED_GAMES else query
+
+
+def _game_figures(session: Session, where: list[ColumnElement[bool]]) -> dict[tuple[int, str], dict[str, Any]]:
     """Per (person, preset): games, wins, shared wins, highest and lowest total, current streak."""
     recent = func.row_number().over(
         partition_by=(_results.c.person_id, _results.c.preset),
@@ -181,7 +201,7 @@ def _game_figures(
             _results.c.shared,
             recent.label("recent"),
         )
-        .where(*_picked(_results, table_id, since, until, kind))
+        .where(*where)
         .subquery("picked")
     )
     p = picked.c
@@ -214,11 +234,10 @@ def _game_figures(
 
 
 def _round_figures(
-    session: Session, table_id: str, since: datetime | None, until: datetime | None, kind: str | None
+    session: Session, where: list[ColumnElement[bool]], games: list[str] | Select
 ) -> dict[tuple[int, str], dict[str, Any]]:
     """Per (person, preset), from the rounds of the games that count: rounds, average and best round,
     calls, average cards left."""
-    games = select(_results.c.game_id).where(*_picked(_results, table_id, since, until, kind))
     hand = func.coalesce(_scores.c.hand, 0)
     # A Dutch round's points depend on the whole round (the lowest hand, the caller's hand): computed
     # over every score of the round before the rows are narrowed to the table's people.
@@ -241,10 +260,12 @@ def _round_figures(
         .select_from(
             _rounds.join(_scores, _scores.c.round_id == _rounds.c.id)
             .join(_games, _games.c.id == _rounds.c.game_id)
-            # Outer: a player who is nobody on the roster still holds a hand in the round.
+            # Outer: a player who is nobody on the roster still holds a hand in the round. The period's
+            # conditions too (every result row of a game that counts meets them), so the planner can
+            # reach these rows through the table's index rather than read them all.
             .outerjoin(
                 _results,
-                and_(_results.c.game_id == _rounds.c.game_id, _results.c.player_id == _scores.c.player_id),
+                and_(_results.c.game_id == _rounds.c.game_id, _results.c.player_id == _scores.c.player_id, *where),
             )
         )
         .where(_rounds.c.game_id.in_(games))

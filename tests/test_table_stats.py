@@ -483,6 +483,24 @@ def test_a_bad_period_or_kind_is_a_422_naming_the_field(client: TestClient, app:
     assert [e["field"] for e in body["errors"]] == [field]
 
 
+def test_a_table_with_more_games_than_are_named_in_the_queries_gets_the_same_figures(club: Table, monkeypatch):
+    """Up to NAMED_GAMES the queries list the games that count (the planner then looks their rows up by
+    index); past it they find them with a subquery. Both give the same figures."""
+    monkeypatch.setattr("app.standings.NAMED_GAMES", 2)
+    assert club.stats()["groups"] == expected_stats(club.games())
+    people, pairs = expected_head_to_head(club.games())
+    assert club.head_to_head()["pairs"] == pairs and club.head_to_head()["people"] == people
+    period = {"from": WEEK_TWO, "to": WEEK_THREE}  # two games: named again
+    since, until = datetime.fromisoformat(WEEK_TWO), datetime.fromisoformat(WEEK_THREE)
+    assert club.stats(**period)["groups"] == expected_stats(club.games(), since=since, until=until)
+
+
+def test_a_period_without_games_has_no_groups_and_no_pairs(club: Table):
+    empty = {"from": "2030-01-01T00:00:00Z"}
+    assert club.stats(**empty)["groups"] == []
+    assert (club.head_to_head(**empty)["people"], club.head_to_head(**empty)["pairs"]) == ([], [])
+
+
 def test_the_figures_take_a_fixed_number_of_queries_however_many_games(club: Table):
     """Aggregates in the database: the games are not loaded one by one (nor their rounds)."""
     counts = []
@@ -496,8 +514,9 @@ def test_the_figures_take_a_fixed_number_of_queries_however_many_games(club: Tab
             club.stats()
             club.head_to_head()
         counts.append(sum(statement.startswith("SELECT") for statement in seen))
-    # The table; the games' figures, the rounds' figures, the names; the table, the pairs, the people.
-    assert counts == [7, 7], counts
+    # Each: the table, the games that count; the games' figures, the rounds' figures, the names; the pairs,
+    # the people.
+    assert counts == [9, 9], counts
 
 
 # --- a property: random games, the same figures ------------------------------------------------------------
