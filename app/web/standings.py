@@ -53,7 +53,13 @@ def stats_context(request: Request, session: Session, table_id: str, period: Per
 
 
 def person_url(request: Request, table_id: str, person_id: int) -> str:
-    return request.app.url_path_for("person_page", table_id=table_id, person_id=person_id)
+    # Starlette looks a path up through every route; a page links each person several times (a row per
+    # game, the matrix), so the table's prefix is looked up once per request and kept on it.
+    prefix = getattr(request.state, "person_prefix", None)
+    if prefix is None or prefix[0] != table_id:
+        path = request.app.url_path_for("person_page", table_id=table_id, person_id=1)
+        prefix = request.state.person_prefix = (table_id, path.removesuffix("/1"))
+    return f"{prefix[1]}/{person_id}"
 
 
 # --- the head-to-head matrix ----------------------------------------------------------------------------
