@@ -477,7 +477,17 @@ it" notes are the benchmark's own reading of its measurements (see each section 
 |---|---|---|---|---|
 """
 
-SECTION_ORDER = ["saves", "fanout", "page_weight", "game_length", "first_load", "flood", "replays", "countdown"]
+SECTION_ORDER = [
+    "saves",
+    "fanout",
+    "page_weight",
+    "game_length",
+    "first_load",
+    "flood",
+    "replays",
+    "countdown",
+    "table_page",
+]
 
 
 def _markers(name: str) -> tuple[str, str]:
