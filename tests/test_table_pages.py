@@ -263,6 +263,7 @@ def test_anyone_with_the_link_sees_the_table_but_no_forms(client: TestClient, ta
     assert text(row.select_one(".game-line")).startswith("Dutch Blitz · ")
     assert text(row.select_one(".game-status")) == "finished"
     assert text(row.select_one(".winners")) == "won by Ana"
+    # No form that changes anything (the period picker's GET form is anyone's: test_table_stats_pages.py).
     assert page.select("#table form[method=post], #new-game-at-table, #share form, #handover") == []
     share = page.select_one("#share")
     assert share.select_one("#view-link")["value"] == f"http://testserver/t/{table}"

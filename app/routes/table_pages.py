@@ -1,6 +1,8 @@
-"""The table pages (issue 16): a table's page for anyone with its link (`/t/{id}`), its edit link
-(`/t/{id}/edit/{key}`, which leaves the key in an HttpOnly cookie), and the forms of the browser that
-holds the table's key: rename the table, add, rename and remove people, a new table link.
+"""The table pages (issue 16): a table's page for anyone with its link (`/t/{id}`: its standings,
+head-to-head and latest awards for the period in the query, app.web.periods), a person's page
+(`/t/{id}/p/{person_id}`), its edit link (`/t/{id}/edit/{key}`, which leaves the key in an HttpOnly
+cookie), and the forms of the browser that holds the table's key: rename the table, add, rename and
+remove people, a new table link.
 
 As the game pages: every form is a plain post followed by a redirect (no JavaScript needed), and with
 htmx the same routes answer the `_table.html` fragment the page includes; what a form can fix (a name

@@ -14,6 +14,7 @@ import json
 import re
 import statistics
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -232,6 +233,19 @@ def test_a_night_at_the_table(phones: Phones):
     expect(page).to_have_url(table_url)
     expect(page.locator(".period-links a[aria-current=page]")).to_have_text("All time")
     expect(page.locator("header .brand")).to_be_visible()
+
+    # A season from today (UTC): the date form, swapped in by htmx too; an empty day is said beside it.
+    today = datetime.now(UTC).date().isoformat()
+    page.locator("#season-from").fill(today)
+    page.get_by_role("button", name="Show").tap()
+    expect(page).to_have_url(f"{table_url}?from={today}")
+    expect(page.locator(".period-note")).to_have_text(f"Games that finished on {today} or later (from midnight UTC).")
+    expect(rows.locator("th")).to_have_text(people)
+    page.locator("#season-from").fill("")
+    page.get_by_role("button", name="Show").tap()
+    expect(page.locator("#season-from-error")).to_have_text("Pick the day the season began.")
+    expect(page.locator("#season-from")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#request-error")).to_be_empty()  # the form came back in its place, not as an error
 
     # Ana's page, from her row: her figures, her head-to-head row, her results over time.
     rows.locator("th a", has_text="Ana").tap()
