@@ -89,7 +89,8 @@ class Chart:
         return self.bottom + MARKER + 2 + self.font
 
 
-def _nice_step(span: int) -> int:
+def nice_step(span: int) -> int:
+    """A round step for an axis of `span` units: at most five steps (app.results_chart uses it too)."""
     for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000):
         if span / step <= 5:
             return step
@@ -111,7 +112,7 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
             series[score.player_id].append(score.total)
     values = [v for line in series.values() for v in line] + ([target] if target is not None else []) + [0]
     low, high = min(values), max(values)
-    step = _nice_step(max(high - low, 1))
+    step = nice_step(max(high - low, 1))
     low = (low // step) * step
     high = -((-high) // step) * step
     if high == low:

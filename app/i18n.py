@@ -21,6 +21,7 @@ import io
 import re
 from collections.abc import Iterable
 from contextvars import ContextVar
+from decimal import ROUND_HALF_UP, localcontext
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from babel.support import Translations
 from jinja2 import pass_eval_context
 from jinja2.nodes import EvalContext
@@ -235,13 +236,28 @@ def _locale() -> Locale:
     return _babel_locale(_formats.get(_current.get(), DEFAULT))
 
 
-def number(value: int | float) -> str:
+def number(value: int | float, digits: int | None = None) -> str:
     """1234 as "1,234", "1 234" or "1.234". Whole numbers under 1,000 are written alike in every
     language we speak (no grouping, ASCII digits), and pages print thousands of them (a long game's
-    history): those skip Babel."""
+    history): those skip Babel. `digits`: exactly that many decimals ("12.0", "12,3"), for averages
+    that a table lists one under the other."""
+    if digits is not None:
+        # Halves away from zero, as people round by hand (26.25 is "26.3", not Babel's banker's "26.2"),
+        # and a real minus, as `signed` writes round points: "−5.0" lines up under "12.5" in a column.
+        with localcontext() as context:
+            context.rounding = ROUND_HALF_UP
+            text = format_decimal(value, format="#,##0." + "0" * digits if digits else "#,##0", locale=_locale())
+        return text.replace("-", MINUS)
     if type(value) is int and -1000 < value < 1000:
         return str(value)
     return format_decimal(value, locale=_locale())
+
+
+def percent(value: float) -> str:
+    """A share (0.6667) as a whole percentage the language's way: "67%", "67 %" (halves up, as `number`)."""
+    with localcontext() as context:
+        context.rounding = ROUND_HALF_UP
+        return format_percent(value, locale=_locale())
 
 
 def signed(value: int) -> str:
@@ -297,13 +313,14 @@ def _jinja_pgettext(eval_ctx: EvalContext, __context: str, __string: str, **vari
 
 def install(env) -> None:
     """Jinja2's i18n extension ({% trans %}, _(), ngettext, pgettext in the request's language), and
-    the filters `signed` and `num`."""
+    the filters `signed`, `num` (`num(1)`: one decimal) and `percent`."""
     env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_callables(gettext, ngettext, newstyle=True, pgettext=pgettext)
     env.globals.update(gettext=_jinja_gettext, _=_jinja_gettext, ngettext=_jinja_ngettext, pgettext=_jinja_pgettext)
     env.filters["signed"] = signed
     env.filters["num"] = number
+    env.filters["percent"] = percent
     env.globals["languages"] = LANGUAGES
     env.globals["current_language"] = current
     env.globals["join_names"] = join_names

@@ -487,6 +487,7 @@ SECTION_ORDER = [
     "replays",
     "countdown",
     "tables",
+    "table_page",
 ]
 
 

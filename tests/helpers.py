@@ -254,3 +254,72 @@ def v1_rules(body: dict) -> dict:
     rules = body["rules"]
     assert (rules["kind"], rules["preset"]) == ("cards", "dutch_blitz")
     return {name: rules[name] for name in ("target", "dutch_points", "blitz_points", "tie_break")}
+
+
+# --- a table's figures, worked out from its games' rounds (issue 16) -----------------------------------
+# For the tests of the pages that show app.standings' figures: the same figures from each finished game as
+# `GET /api/v1/games/{id}` answers it (its rounds' points, winners and ranks), never from app.standings.
+
+
+def table_figures(games: list[tuple[dict[str, Any], Any]]) -> dict[str, dict[int, dict[str, Any]]]:
+    """Per preset and person: games, wins, shared, rounds, win_rate, average, best, highest, lowest, calls,
+    cards_left, streak and the game's kind. `games`: each game's answer and when it finished (anything
+    that orders; the game's id breaks a tie, as app.standings' streak does); unfinished games don't count."""
+    found: dict[str, dict[int, dict[str, Any]]] = {}
+    for game, _at in sorted(games, key=lambda g: (g[1], g[0]["id"])):
+        if game["status"] != "finished":
+            continue
+        kind, preset = game["rules"]["kind"], game["rules"]["preset"]
+        for player in game["players"]:
+            mine = [(r, s) for r in game["rounds"] for s in r["scores"] if s["player_id"] == player["id"]]
+            won = player["id"] in game["winners"]
+            f = found.setdefault(preset, {}).setdefault(
+                player["person_id"],
+                {"name": player["name"], "kind": kind, "games": 0, "wins": 0, "shared": 0, "rounds": 0, "calls": 0}
+                | {"points": [], "left": [], "totals": [], "won": []},
+            )
+            f["games"] += 1
+            f["wins"] += won
+            f["shared"] += won and len(game["winners"]) > 1
+            f["rounds"] += len(mine)
+            f["totals"].append(player["total"])
+            f["won"].append(won)
+            if kind != "lives":
+                f["points"] += [s["points"] for _, s in mine]
+            if kind == "cards":
+                f["left"] += [s["blitz"] for _, s in mine]
+                f["calls"] += sum(s["blitz"] == 0 for _, s in mine)
+            else:
+                f["calls"] += sum(r.get("caller", r.get("knocker")) == player["id"] for r, _ in mine)
+    for people in found.values():
+        for f in people.values():
+            f["win_rate"] = f["wins"] / f["games"]
+            f["average"] = sum(f["points"]) / len(f["points"]) if f["points"] else None
+            best = {"cards": max, "lowest": min}.get(f["kind"])
+            f["best"] = best(f["points"]) if best and f["points"] else None
+            f["highest"], f["lowest"] = max(f["totals"]), min(f["totals"])
+            f["cards_left"] = sum(f["left"]) / len(f["left"]) if f["left"] else None
+            f["streak"] = next((n for n, won in enumerate(reversed(f["won"])) if not won), len(f["won"]))
+    return found
+
+
+def standings_order(people: dict[int, dict[str, Any]]) -> list[int]:
+    """The people of one game's standings in the order they are listed: wins, win rate, name."""
+    return sorted(people, key=lambda p: (-people[p]["wins"], -people[p]["win_rate"], people[p]["name"].casefold(), p))
+
+
+def table_pairs(games: list[tuple[dict[str, Any], Any]]) -> dict[tuple[int, int], dict[str, int]]:
+    """For every two people who finished a game together, both ways round, (me, other): the games, how
+    often `me` finished ahead (a better place: every winner is first, then the ranks), behind, level."""
+    pairs: dict[tuple[int, int], dict[str, int]] = {}
+    for game, _at in games:
+        if game["status"] != "finished":
+            continue
+        places = {p["person_id"]: 1 if p["id"] in game["winners"] else p["rank"] for p in game["players"]}
+        for me, mine in places.items():
+            for other, theirs in places.items():
+                if me != other:
+                    pair = pairs.setdefault((me, other), {"games": 0, "ahead": 0, "behind": 0, "level": 0})
+                    pair["games"] += 1
+                    pair["ahead" if mine < theirs else "behind" if mine > theirs else "level"] += 1
+    return pairs

@@ -263,7 +263,8 @@ def test_anyone_with_the_link_sees_the_table_but_no_forms(client: TestClient, ta
     assert text(row.select_one(".game-line")).startswith("Dutch Blitz · ")
     assert text(row.select_one(".game-status")) == "finished"
     assert text(row.select_one(".winners")) == "won by Ana"
-    assert page.select("#table form, #new-game-at-table, #share form, #handover") == []
+    # No form that changes anything (the period picker's GET form is anyone's: test_table_stats_pages.py).
+    assert page.select("#table form[method=post], #new-game-at-table, #share form, #handover") == []
     share = page.select_one("#share")
     assert share.select_one("#view-link")["value"] == f"http://testserver/t/{table}"
     assert share.select_one(".qr svg") is not None
@@ -320,7 +321,7 @@ def test_a_wrong_edit_link_is_403_and_sets_nothing(client: TestClient, table: st
     assert text(page.select_one("h1")) == "Not allowed"
     assert "not valid any more" in text(page.select_one(".error-detail"))
     assert page.select_one("header form.lang-switch input[name=next]")["value"] == "/"  # never the key's URL
-    assert html(stranger.get(f"/t/{table}")).select("#table form") == []
+    assert html(stranger.get(f"/t/{table}")).select("#table form[method=post]") == []
 
 
 # --- the keeper's forms ----------------------------------------------------------------------------
@@ -439,7 +440,7 @@ def field_error_text(page: BeautifulSoup, name: str) -> str:
 def keeper_posts(client: TestClient, table: str) -> list[tuple[str, dict[str, str]]]:
     """Every post the table's keeper can make, as their page has it."""
     page = page_of(client, f"/t/{table}?share=1")
-    forms = page.select("#table form, #handover form")
+    forms = page.select("#table form[method=post], #handover form")
     posts = [(str(f["action"]), form_data(f)) for f in forms]
     assert {action.rsplit("/", 1)[-1] for action, _ in posts} >= {"name", "people", "remove", "key"}
     return posts
@@ -505,7 +506,7 @@ def test_share_editing_shows_the_edit_link_and_a_new_one_locks_out_the_old(
     assert client.get(f"/t/{table}/edit/{old_key}", follow_redirects=False).status_code == 403
     # the other phone's key stopped working: its page shows no forms, its post is told why
     before = api_table(client, table)
-    assert page_of(stranger, f"/t/{table}").select("#table form") == []
+    assert page_of(stranger, f"/t/{table}").select("#table form[method=post]") == []
     form = keeper_form(client, table, "form.add-person")
     data = form_data(form) | {"name": "Eve", "csrf": form_data(rotate)["csrf"]}  # its old page's token
     response = stranger.post(str(form["action"]), data=data, follow_redirects=False)

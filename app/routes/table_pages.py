@@ -1,6 +1,8 @@
-"""The table pages (issue 16): a table's page for anyone with its link (`/t/{id}`), its edit link
-(`/t/{id}/edit/{key}`, which leaves the key in an HttpOnly cookie), and the forms of the browser that
-holds the table's key: rename the table, add, rename and remove people, a new table link.
+"""The table pages (issue 16): a table's page for anyone with its link (`/t/{id}`: its standings,
+head-to-head and latest awards for the period in the query, app.web.periods), a person's page
+(`/t/{id}/p/{person_id}`), its edit link (`/t/{id}/edit/{key}`, which leaves the key in an HttpOnly
+cookie), and the forms of the browser that holds the table's key: rename the table, add, rename and
+remove people, a new table link.
 
 As the game pages: every form is a plain post followed by a redirect (no JavaScript needed), and with
 htmx the same routes answer the `_table.html` fragment the page includes; what a form can fix (a name
@@ -16,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.errors import InvalidInput, KeyMissing, KeyWrong, PersonHasGames
 from app.i18n import _, problem_text
+from app.models import utcnow
 from app.ratelimit import wrong_key_wait
 from app.routes.deps import PersonId, TableId, TablesDep
 from app.schemas import PersonIn, TableUpdate
@@ -30,6 +33,8 @@ from app.security import (
 from app.tables import Tables, missing_table
 from app.urls import table_urls
 from app.web.forms import FormDict, read_form
+from app.web.periods import read_period
+from app.web.person import person_context
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, too_many_page
 from app.web.tables import TableForm, table_context
 
@@ -38,12 +43,25 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/t/{table_id}", response_class=HTMLResponse, name="table_page")
 def table_page(request: Request, table_id: TableId, tables: TablesDep, share: bool = False) -> Response:
-    """The table's page, or its fragment for htmx. `share`: the keeper's "Share editing" shows the edit
-    link (as a game's ?handover=1 does)."""
-    context = table_context(request, tables.session, table_id, share=share)
+    """The table's page, or its fragment for htmx (`#table`: after a keeper's form, or a period picked,
+    so the forms' actions keep the period too). `share`: the keeper's "Share editing" shows the edit
+    link (as a game's ?handover=1 does). The period is in the query (app.web.periods); a `from` that
+    is no date comes back beside its field (422)."""
+    period = read_period(request.query_params, utcnow())
+    context = table_context(request, tables.session, table_id, share=share, period=period)
     # The keeper's page carries the right to change the table (and with `share`, the key itself).
     headers = keeper_headers() if context["keeper"] else None
-    return render(request, "table.html", context, fragment="_table.html", headers=headers)
+    status = 422 if period.error else 200
+    return render(request, "table.html", context, fragment="_table.html", status=status, headers=headers)
+
+
+@router.get("/t/{table_id}/p/{person_id}", response_class=HTMLResponse, name="person_page")
+def person_page(request: Request, table_id: TableId, person_id: PersonId, tables: TablesDep) -> Response:
+    """A person's page at the table: their figures, head-to-head, games and results over time, for the
+    period in the query (as the table's page). Someone of another table is a 404 here."""
+    period = read_period(request.query_params, utcnow())
+    context = person_context(request, tables.session, table_id, person_id, period)
+    return render(request, "person.html", context, status=422 if period.error else 200)
 
 
 @router.get("/t/{table_id}/edit/{edit_key}", name="claim_table_link")
@@ -82,7 +100,10 @@ def _answer(
     """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx); a form back with its
     messages either way."""
     if form is None and not is_htmx(request):
-        return RedirectResponse(request.app.url_path_for("table_page", table_id=table_id), status_code=303)
+        # Back to the period the page showed (its forms post to it: app.web.tables.table_context).
+        period = read_period(request.query_params, utcnow())
+        page = request.app.url_path_for("table_page", table_id=table_id) + period.query
+        return RedirectResponse(page, status_code=303)
     context = table_context(request, tables.session, table_id, form=form)
     return render(request, "table.html", context, fragment="_table.html", status=status, headers=keeper_headers())
 

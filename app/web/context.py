@@ -108,8 +108,8 @@ def _banner(view: GameView) -> dict[str, Any] | None:
     return None
 
 
-def _awards(view: GameView) -> list[dict[str, Any]]:
-    """The game-over banner's awards (app.awards), each with its players' names joined in the
+def award_lines(view: GameView) -> list[dict[str, Any]]:
+    """The awards of a finished game (app.awards), each with its players' names joined in the
     request's language; the banner words them per game. Empty while the game is on, so a tie-break's
     banner has none."""
     names = view.player_names()
@@ -194,7 +194,7 @@ def game_context(
         "colour": colour,
         "names": view.player_names(),
         "banner": _banner(view),
-        "awards": _awards(view),
+        "awards": award_lines(view),
         "chart": build_chart(
             seats, state, TV if tv else PHONE, target_text=_("target {target}").format(target=state.rules.target)
         ),

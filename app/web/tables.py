@@ -14,7 +14,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from app.i18n import join_names, pgettext
-from app.models import CardTable, Game, Person, Player
+from app.models import CardTable, Game, Person, Player, utcnow
 from app.security import (
     EDIT_COOKIE_PREFIX,
     TABLE_COOKIE_PREFIX,
@@ -25,8 +25,10 @@ from app.security import (
 from app.tables import missing_table, public_table
 from app.urls import absolute_url, table_urls
 from app.web.context import qr_code
+from app.web.periods import Period, read_period
 from app.web.presets import preset_name
 from app.web.render import is_htmx
+from app.web.standings import stats_context
 
 MAX_YOUR_TABLES = 20
 
@@ -55,13 +57,17 @@ def table_context(
     form: TableForm | None = None,
     share: bool = False,
     message: str | None = None,
+    period: Period | None = None,
 ) -> dict[str, Any]:
-    """The table's page: its name, its roster with each person's games, its latest games (linked to the
-    keeper's page where this browser keeps score of one, else to the view page), and for the browser that
-    holds the table's key its forms; the share box (QR codes) on the whole page only."""
+    """The table's page: its name, its standings, head-to-head and latest awards for the period (from the
+    query unless given; app.web.standings), its roster with each person's games, its latest games (linked
+    to the keeper's page where this browser keeps score of one, else to the view page), and for the
+    browser that holds the table's key its forms, which post to the same period (a form's answer shows
+    the figures the page showed); the share box (QR codes) on the whole page only."""
     table = session.get(CardTable, table_id)
     if table is None:
         raise missing_table(table_id)
+    period = period or read_period(request.query_params, utcnow())
     body = public_table(session, table)
     key = table_keeper(request, table)
     names = {p["id"]: p["name"] for p in body["people"]}
@@ -71,7 +77,7 @@ def table_context(
     return {
         "table": body,
         "people": body["people"],
-        "games": _games(request, session, body["games"], names),
+        "games": game_rows(request, session, body["games"], names),
         "keeper": key is not None,
         "csrf": csrf_token(key) if key else "",
         "form": form or TableForm(),
@@ -83,14 +89,15 @@ def table_context(
         "qr": None if fragment_only else qr_code(view_url),
         "edit_qr": qr_code(edit_url) if edit_url and not fragment_only else None,
         "new_game_url": request.app.url_path_for("start_page") + f"?table={table.id}",
-    }
+    } | stats_context(request, session, table.id, period)
 
 
-def _games(
+def game_rows(
     request: Request, session: Session, games: list[dict[str, Any]], names: dict[int, str]
 ) -> list[dict[str, Any]]:
-    """The table's latest games as the page lists them: a title (the game's name, else its players), the
-    game's name for people, finished or playing, the winners, and where the link goes."""
+    """Games as the table's pages list them (the table's latest, a person's): a title (the game's name, else
+    its players), the game's name for people, finished or playing, the winners, and where the link goes.
+    `games` in public_table's shape; `names`: the people by id, for the winners."""
     ids = [g["id"] for g in games]
     players: dict[str, list[str]] = {game_id: [] for game_id in ids}
     if ids:
