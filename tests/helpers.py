@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,13 +23,13 @@ import httpx
 from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import event, func
+from sqlalchemy import event, func, update
 from sqlmodel import Session, select
 
 from app.config import Settings
 from app.main import create_app
 from app.migrations import upgrade
-from app.models import Game
+from app.models import Game, GameResult, Round
 
 API = "/api/v1"
 PROBLEM_JSON = "application/problem+json"
@@ -323,3 +324,75 @@ def table_pairs(games: list[tuple[dict[str, Any], Any]]) -> dict[tuple[int, int]
                     pair["games"] += 1
                     pair["ahead" if mine < theirs else "behind" if mine > theirs else "level"] += 1
     return pairs
+
+
+# --- a table's games played through the API, placed in time (tests of standings and their pages) ---------
+
+
+class PlayedTable:
+    """A table made through the API, with games started at it; each game is placed in time once played
+    (`PlayedGame.finished_at`), and `games()` answers them as the game API does, with that moment."""
+
+    def __init__(self, client: TestClient, app: FastAPI, names: list[str], name: str = "Millers"):
+        created = client.post(f"{API}/tables", json={"name": name, "people": [{"name": n} for n in names]})
+        assert created.status_code == 201, created.text
+        self.client, self.app = client, app
+        self.id: str = created.json()["id"]
+        self.key: str = created.json()["edit_key"]
+        self.auth = {"Authorization": f"Bearer {self.key}"}
+        self.people = {p["name"]: p["id"] for p in created.json()["people"]}
+        self.played: list[tuple[PlayedGame, datetime]] = []  # each game and when it finished, as placed
+
+    def start(self, players: list[str | tuple[str, int]], rules: dict[str, Any]) -> PlayedGame:
+        body = {
+            "players": [{"name": p} if isinstance(p, str) else {"name": p[0], "starting_score": p[1]} for p in players],
+            "table_id": self.id,
+            "rules": rules,
+        }
+        created = self.client.post(f"{API}/games", json=body, headers=self.auth)
+        assert created.status_code == 201, created.text
+        return PlayedGame(self, created.json())
+
+    def games(self) -> list[tuple[dict[str, Any], datetime]]:
+        """Every game placed in time, as the game API answers it, with when it finished."""
+        return [(self.client.get(f"{API}/games/{game.id}").json(), at) for game, at in self.played]
+
+    def since(self, moment: datetime | None) -> list[tuple[dict[str, Any], datetime]]:
+        return [(game, at) for game, at in self.games() if moment is None or at >= moment]
+
+
+class PlayedGame:
+    def __init__(self, table: PlayedTable, body: dict[str, Any]):
+        self.table, self.id = table, body["id"]
+        self.auth = {"Authorization": f"Bearer {body['edit_key']}"}
+        self.ids = {p["name"]: p["id"] for p in body["players"]}
+        self.preset: str = body["rules"]["preset"]
+
+    def cards(self, **counts: tuple[int, int]) -> dict[str, Any]:
+        scores = [{"player_id": self.ids[name], "dutch": d, "blitz": b} for name, (d, b) in counts.items()]
+        return self.post({"scores": scores})
+
+    def hands(self, who: str | None = None, **hands: int) -> dict[str, Any]:
+        """A Dutch or 31 round: each hand, and who called Dutch or knocked (the game's kind says which)."""
+        body: dict[str, Any] = {"scores": [{"player_id": self.ids[n], "hand": h} for n, h in hands.items()]}
+        if who is not None:
+            body["knocker" if self.preset == "thirty_one" else "caller"] = self.ids[who]
+        return self.post(body)
+
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        answer = self.table.client.post(f"{API}/games/{self.id}/rounds", json=body, headers=self.auth)
+        assert answer.status_code == 201, answer.text
+        return answer.json()
+
+    def finished_at(self, moment: datetime) -> None:
+        """Place the game in time: its rounds saved (and so the game finished) at `moment`."""
+        with Session(self.table.app.state.engine) as session:
+            session.exec(update(Round).where(Round.game_id == self.id).values(created_at=moment))  # type: ignore[call-overload]
+            session.exec(update(GameResult).where(GameResult.game_id == self.id).values(finished_at=moment))  # type: ignore[call-overload]
+            session.commit()
+        self.table.played.append((self, moment))
+
+
+def unlimited_settings(database_url: str) -> Settings:
+    """Many tables and games from one address in a few seconds: no rate limit in the way."""
+    return Settings(database_url=database_url, tune_gc=False, _env_file=None, games_per_minute=1_000_000)

@@ -20,45 +20,26 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import update
-from sqlmodel import Session
 
 from app.config import Settings
-from app.models import GameResult, Round
 from app.table_answers import TableHeadToHead, TableStats
-from tests.helpers import API, assert_problem, statements
+from tests.helpers import API, PlayedGame, PlayedTable, assert_problem, statements, unlimited_settings
 
 NIGHT = datetime(2026, 11, 6, 20, 0, tzinfo=UTC)  # a Friday, 20:00 UTC
 DUTCH_BLITZ, SHARED = {"preset": "dutch_blitz"}, {"preset": "dutch_blitz", "tie_break": "shared"}
 
 
 @pytest.fixture(name="settings")
-def unlimited_settings(database_url: str) -> Settings:
-    # Many tables and games from one address in a few seconds (the property below): no rate limit in the way.
-    return Settings(database_url=database_url, tune_gc=False, _env_file=None, games_per_minute=1_000_000)
+def no_rate_limit(database_url: str) -> Settings:
+    return unlimited_settings(database_url)
 
 
 # --- playing at a table -------------------------------------------------------------------------------
 
 
-class Table:
+class Table(PlayedTable):
     def __init__(self, client: TestClient, app: FastAPI, names: list[str]):
-        created = client.post(f"{API}/tables", json={"name": "Friday club", "people": [{"name": n} for n in names]})
-        assert created.status_code == 201, created.text
-        self.client, self.app = client, app
-        self.id: str = created.json()["id"]
-        self.auth = {"Authorization": f"Bearer {created.json()['edit_key']}"}
-        self.played: list[tuple[Game, datetime]] = []  # each game and when it finished, as placed
-
-    def start(self, players: list[str | tuple[str, int]], rules: dict[str, Any]) -> Game:
-        body = {
-            "players": [{"name": p} if isinstance(p, str) else {"name": p[0], "starting_score": p[1]} for p in players],
-            "table_id": self.id,
-            "rules": rules,
-        }
-        created = self.client.post(f"{API}/games", json=body, headers=self.auth)
-        assert created.status_code == 201, created.text
-        return Game(self, created.json())
+        super().__init__(client, app, names, name="Friday club")
 
     def url(self, what: str = "stats", **query: str) -> str:
         return f"{API}/tables/{self.id}/{what}" + (
@@ -77,41 +58,8 @@ class Table:
         assert TableHeadToHead.model_validate(answer.json()).model_dump(mode="json", by_alias=True) == answer.json()
         return answer.json()
 
-    def games(self) -> list[tuple[dict[str, Any], datetime]]:
-        """Every game played here as the game API answers it, with when it finished."""
-        return [(self.client.get(f"{API}/games/{game.id}").json(), at) for game, at in self.played]
 
-
-class Game:
-    def __init__(self, table: Table, body: dict[str, Any]):
-        self.table, self.id = table, body["id"]
-        self.auth = {"Authorization": f"Bearer {body['edit_key']}"}
-        self.ids = {p["name"]: p["id"] for p in body["players"]}
-        self.preset: str = body["rules"]["preset"]
-
-    def cards(self, **counts: tuple[int, int]) -> dict[str, Any]:
-        scores = [{"player_id": self.ids[name], "dutch": d, "blitz": b} for name, (d, b) in counts.items()]
-        return self.post({"scores": scores})
-
-    def hands(self, who: str | None = None, **hands: int) -> dict[str, Any]:
-        """A Dutch or 31 round: each hand, and who called Dutch or knocked (the game's kind says which)."""
-        body: dict[str, Any] = {"scores": [{"player_id": self.ids[n], "hand": h} for n, h in hands.items()]}
-        if who is not None:
-            body["knocker" if "thirty_one" in self.preset else "caller"] = self.ids[who]
-        return self.post(body)
-
-    def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        answer = self.table.client.post(f"{API}/games/{self.id}/rounds", json=body, headers=self.auth)
-        assert answer.status_code == 201, answer.text
-        return answer.json()
-
-    def finished_at(self, moment: datetime) -> None:
-        """Place the game in time: its rounds saved (and so the game finished) at `moment`."""
-        with Session(self.table.app.state.engine) as session:
-            session.exec(update(Round).where(Round.game_id == self.id).values(created_at=moment))  # type: ignore[call-overload]
-            session.exec(update(GameResult).where(GameResult.game_id == self.id).values(finished_at=moment))  # type: ignore[call-overload]
-            session.commit()
-        self.table.played.append((self, moment))
+Game = PlayedGame
 
 
 # --- the expected figures, from the games as the API answers them -----------------------------------------

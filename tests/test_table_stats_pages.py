@@ -19,13 +19,21 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import update
-from sqlmodel import Session
 
 from app import i18n
 from app.config import Settings
-from app.models import GameResult, Round
-from tests.helpers import API, CLOSE, OPEN, html, standings_order, table_figures, table_pairs
+from tests.helpers import (
+    API,
+    CLOSE,
+    OPEN,
+    PlayedGame,
+    PlayedTable,
+    html,
+    standings_order,
+    table_figures,
+    table_pairs,
+    unlimited_settings,
+)
 from tests.helpers import text_of as text
 
 HTMX = {"HX-Request": "true"}
@@ -35,9 +43,8 @@ MINUS = "\u2212"
 
 
 @pytest.fixture(name="settings")
-def unlimited_settings(database_url: str) -> Settings:
-    # Fifty games from one address in a few seconds (the chart's bound): no rate limit in the way.
-    return Settings(database_url=database_url, tune_gc=False, _env_file=None, games_per_minute=1_000_000)
+def no_rate_limit(database_url: str) -> Settings:
+    return unlimited_settings(database_url)
 
 
 def joined(names: list[str]) -> str:
@@ -47,64 +54,7 @@ def joined(names: list[str]) -> str:
 # --- the Millers: six finished games over forty days, and one being played --------------------------------
 
 
-class Millers:
-    def __init__(self, client: TestClient, app: FastAPI, names: list[str]):
-        created = client.post(f"{API}/tables", json={"name": "Millers", "people": [{"name": n} for n in names]})
-        assert created.status_code == 201, created.text
-        self.client, self.app = client, app
-        self.id: str = created.json()["id"]
-        self.key: str = created.json()["edit_key"]
-        self.people = {p["name"]: p["id"] for p in client.get(f"{API}/tables/{self.id}").json()["people"]}
-        self.placed: list[tuple[str, datetime]] = []  # each game and when it finished, as placed
-
-    def start(self, players: list[str | tuple[str, int]], rules: dict[str, Any]) -> Played:
-        body = {
-            "players": [{"name": p} if isinstance(p, str) else {"name": p[0], "starting_score": p[1]} for p in players],
-            "table_id": self.id,
-            "rules": rules,
-        }
-        created = self.client.post(f"{API}/games", json=body, headers={"Authorization": f"Bearer {self.key}"})
-        assert created.status_code == 201, created.text
-        return Played(self, created.json())
-
-    def games(self) -> list[tuple[dict[str, Any], datetime]]:
-        """Every game placed in time, as the game API answers it, with when it finished."""
-        return [(self.client.get(f"{API}/games/{game_id}").json(), at) for game_id, at in self.placed]
-
-    def since(self, moment: datetime | None) -> list[tuple[dict[str, Any], datetime]]:
-        return [(game, at) for game, at in self.games() if moment is None or at >= moment]
-
-
-class Played:
-    def __init__(self, table: Millers, body: dict[str, Any]):
-        self.table, self.id = table, body["id"]
-        self.auth = {"Authorization": f"Bearer {body['edit_key']}"}
-        self.ids = {p["name"]: p["id"] for p in body["players"]}
-        self.preset: str = body["rules"]["preset"]
-
-    def cards(self, **counts: tuple[int, int]) -> dict[str, Any]:
-        return self.post(
-            {"scores": [{"player_id": self.ids[n], "dutch": d, "blitz": b} for n, (d, b) in counts.items()]}
-        )
-
-    def hands(self, who: str | None = None, **hands: int) -> dict[str, Any]:
-        body: dict[str, Any] = {"scores": [{"player_id": self.ids[n], "hand": h} for n, h in hands.items()]}
-        if who is not None:
-            body["knocker" if self.preset == "thirty_one" else "caller"] = self.ids[who]
-        return self.post(body)
-
-    def post(self, body: dict[str, Any]) -> dict[str, Any]:
-        answer = self.table.client.post(f"{API}/games/{self.id}/rounds", json=body, headers=self.auth)
-        assert answer.status_code == 201, answer.text
-        return answer.json()
-
-    def finished_at(self, moment: datetime) -> None:
-        """Place the game in time: its rounds saved (and so the game finished) at `moment`."""
-        with Session(self.table.app.state.engine) as session:
-            session.exec(update(Round).where(Round.game_id == self.id).values(created_at=moment))  # type: ignore[call-overload]
-            session.exec(update(GameResult).where(GameResult.game_id == self.id).values(finished_at=moment))  # type: ignore[call-overload]
-            session.commit()
-        self.table.placed.append((self.id, moment))
+Millers, Played = PlayedTable, PlayedGame
 
 
 NOW = datetime.now(UTC)
