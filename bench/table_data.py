@@ -65,12 +65,21 @@ def a_round(
 
 
 def seed_game(
-    session: Session, table: CardTable, people: list[Person], number: int, rng: random.Random
+    session: Session,
+    table: CardTable,
+    people: list[Person],
+    number: int,
+    rng: random.Random,
+    finished: datetime | None = None,
 ) -> tuple[str, int, int]:
-    """One finished game at the table, its rounds and its result rows: (its id, rounds, scores)."""
+    """One finished game at the table, its rounds and its result rows: (its id, rounds, scores). It
+    finishes on the `number`th game's evening from FIRST_NIGHT, or at `finished` (bench/table_page.py)."""
     rules = PRESETS[rng.choice(MIX)]
     seated = rng.sample(people, rng.randint(4, 8))
-    finished = FIRST_NIGHT + timedelta(days=number // GAMES_A_NIGHT) + timedelta(minutes=20 * (number % GAMES_A_NIGHT))
+    if finished is None:
+        finished = (
+            FIRST_NIGHT + timedelta(days=number // GAMES_A_NIGHT) + timedelta(minutes=20 * (number % GAMES_A_NIGHT))
+        )
     game = Game(id=new_game_id(), edit_key_hash=hash_key(new_edit_key()), table_id=table.id, updated_at=finished)
     set_rules(game, rules)
     game.created_at = finished - timedelta(minutes=15)

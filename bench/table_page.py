@@ -33,18 +33,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
-from sqlalchemy import func, insert
+from sqlalchemy import func
 from sqlmodel import Session, select
 
-from app import scoring
 from app.db import make_engine
 from app.migrations import upgrade
-from app.models import CardTable, Game, GameResult, Person, Player, Round, RoundScore
+from app.models import CardTable, GameResult, Person
 from app.names import name_key
-from app.results import record_results
-from app.rules.presets import PRESETS
 from app.security import hash_key, new_edit_key, new_game_id
-from app.views import scored_view, set_rules
 from common import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -64,11 +60,8 @@ from common import (
     write_section,
 )
 from page_weight import Load, Recorder
+from table_data import GAMES_A_NIGHT, ROSTER, SIZES, seed_game  # bench/tables.py's games, placed in time here
 
-SIZES = [10, 100, 1000]
-ROSTER = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ida", "Jo", "Kai", "Lea"]
-MIX = ["dutch_blitz"] * 6 + ["nerts"] * 2 + ["dutch", "thirty_one"]  # Dutch Blitz six games in ten
-GAMES_A_NIGHT = 10
 REQUESTS = {10: 100, 100: 50, 1000: 20}
 TIME_LIMIT_S = 8.0
 SETTLE_S = 1.0
@@ -98,62 +91,6 @@ class Timing:
 # --- the tables -----------------------------------------------------------------------------------------
 
 
-def a_round(rules: scoring.Rules, players: list[scoring.Player], state: scoring.GameState, rng: random.Random):
-    """A round a real table could play: one player goes out, the others' cards or hands drawn at random."""
-    playing = state.playing(players)
-    if rules.kind == scoring.Kind.CARDS:
-        out = rng.choice(playing)
-        scores = []
-        for player in playing:
-            blitz = 0 if player is out else rng.randint(1, rules.pile_size)
-            dutch = rng.randint(3 if player is out else 0, min(30, rules.deck_size - blitz))
-            scores.append(scoring.Score(player.id, dutch, blitz))
-        return scores
-    high = 31 if rules.kind == scoring.Kind.LIVES else 40
-    caller = rng.choice(playing).id if rng.random() < 0.6 else None
-    return [scoring.Score(p.id, None, None, rng.randint(0, high), p.id == caller) for p in playing]
-
-
-def seed_game(session: Session, table: CardTable, people: list[Person], finished: datetime, rng: random.Random) -> int:
-    """One finished game at the table with its rounds and result rows; how many rounds it took."""
-    rules = PRESETS[rng.choice(MIX)]
-    seated = rng.sample(people, rng.randint(4, 8))
-    game = Game(id=new_game_id(), edit_key_hash=hash_key(new_edit_key()), table_id=table.id, updated_at=finished)
-    set_rules(game, rules)
-    game.created_at = finished - timedelta(minutes=15)
-    session.add(game)
-    session.flush()
-    players = [Player(game_id=game.id, seat=seat, name=p.name, person_id=p.id) for seat, p in enumerate(seated)]
-    session.add_all(players)
-    session.flush()
-    seats = [scoring.Player(p.id, p.name, p.starting_score) for p in players]
-    rounds: list[list[scoring.Score]] = []
-    state = scoring.score_game(seats, rules, rounds)
-    while not state.over:
-        scores = a_round(rules, seats, state, rng)
-        problems = scoring.validate_round(seats, scores, rules, scoring.caller_of(scores), state)
-        assert not problems, problems
-        rounds.append(scores)
-        state = scoring.score_game(seats, rules, rounds)
-        assert len(rounds) < 500, "a game that never ends"
-    times = [finished - timedelta(minutes=2 * (len(rounds) - 1 - n)) for n in range(len(rounds))]
-    round_ids = list(
-        session.exec(  # type: ignore[call-overload]
-            insert(Round).returning(Round.id, sort_by_parameter_order=True),
-            params=[{"game_id": game.id, "created_at": moment} for moment in times],
-        ).scalars()
-    )
-    rows = [
-        {"round_id": rid, "player_id": s.player_id, "dutch": s.dutch or 0, "blitz": s.blitz or 0}
-        | {"hand": s.hand, "called": s.called}
-        for rid, scores in zip(round_ids, rounds, strict=True)
-        for s in scores
-    ]
-    session.exec(insert(RoundScore), params=rows)  # type: ignore[call-overload]
-    record_results(session, game, players, scored_view(game, players, list(zip(round_ids, rounds, strict=True))))
-    return len(rounds)
-
-
 def seed(database_url: str, now: datetime) -> dict[int, Seeded]:
     rng = random.Random(16)
     engine = make_engine(database_url)
@@ -172,9 +109,8 @@ def seed(database_url: str, now: datetime) -> dict[int, Seeded]:
                 for number in range(size):
                     back = size - 1 - number  # games before the table's last one
                     night = now - timedelta(hours=1, days=back // GAMES_A_NIGHT)
-                    seeded.rounds += seed_game(
-                        session, card_table, people, night - timedelta(minutes=20 * (back % GAMES_A_NIGHT)), rng
-                    )
+                    finished = night - timedelta(minutes=20 * (back % GAMES_A_NIGHT))
+                    seeded.rounds += seed_game(session, card_table, people, number, rng, finished=finished)[1]
                     if number % 100 == 99:
                         session.commit()
                 session.commit()
