@@ -129,16 +129,11 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                     session.add(game)
                     session.flush()
                     people = join_roster(session, table, [p.name for p in players], rematch_of) if table else []
-                    for seat, player in enumerate(players):
-                        person = people[seat] if people else None
+                    for seat, (player, person) in enumerate(zip(players, people or [None] * len(players), strict=True)):
+                        called, person_id = (person.name, person.id) if person else (player.name, None)
+                        start = player.starting_score
                         session.add(
-                            Player(
-                                game_id=game.id,
-                                seat=seat,
-                                name=person.name if person else player.name,
-                                starting_score=player.starting_score,
-                                person_id=person.id if person else None,
-                            )
+                            Player(game_id=game.id, seat=seat, name=called, starting_score=start, person_id=person_id)
                         )
                     session.flush()
                     view = load_view(session, game)
