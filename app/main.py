@@ -38,6 +38,7 @@ from app.routes import (
     health,
     language,
     metrics,
+    offline,
     start,
     table_pages,
     table_stats,
@@ -155,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(handover.router)
     app.include_router(table_pages.router)
     app.include_router(language.router)
+    app.include_router(offline.router)
     install_problem_handlers(app, error_page, refused_page)
     finish_openapi(app)
 

@@ -488,6 +488,7 @@ SECTION_ORDER = [
     "countdown",
     "tables",
     "table_page",
+    "offline",
 ]
 
 

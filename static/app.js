@@ -3,8 +3,8 @@
 // One file past the ~400 lines the style guide sets, on purpose: every page needs all of it, and one
 // file is one request on a table's flaky Wi-Fi (served minified, about 4 KiB gzip: app/assets.py).
 // It is split by job into sections instead: the page's language, round entry, the live view, failed
-// requests, what just happened, the scorekeeper's live page, the round timer, and the correction log's
-// local times.
+// requests, what static/offline.js uses and the service worker, what just happened, the scorekeeper's
+// live page, the round timer, and the correction log's local times.
 (function () {
   "use strict";
   document.documentElement.classList.remove("no-js");
@@ -33,6 +33,10 @@
   function signed(points) {
     var digits = numberFormat ? numberFormat.format(Math.abs(points)) : String(Math.abs(points));
     return (points > 0 ? "+" : points < 0 ? "\u2212" : "") + digits;
+  }
+  // A total as the server's `num` filter writes it ("-5", "1,234").
+  function number(value) {
+    return numberFormat ? numberFormat.format(value) : String(value);
   }
 
   // --- round entry: steppers, "Blitz!", live points -------------------------------------------
@@ -279,6 +283,17 @@
     var slot = event.target.closest("#request-error");
     if (slot) slot.textContent = "";
   });
+
+  // --- what static/offline.js uses of this file -------------------------------------------------------
+  window.blitzboard = { phrase: phrase, signed: signed, number: number, refresh: refresh, requestError: requestError };
+
+  // The service worker (static/sw.js, served as /sw.js): pages opened before open again offline.
+  // Only where the browser allows one (HTTPS, or localhost); the pages work the same without it.
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register("/sw.js").catch(function () { /* refused: no offline copies */ });
+    });
+  }
 
   // --- keep the screen awake while a game is open (where the browser can) --------------------------
   var wakeLock = null;

@@ -51,7 +51,7 @@ from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
-from app.web.render import error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
+from app.web.render import OFFLINE_COPY, error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
 
@@ -104,7 +104,9 @@ def keeper_page(
         changes=change_lines(games, view),
         table=table_link(request, games.session, view),
     )
-    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers())
+    # The page may be kept for offline use, unless it shows the edit link or a handover link.
+    offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
+    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers() | offline)
 
 
 def _done(*, saved: int | None = None, corrected: int | None = None, rounds: int) -> dict[str, Any] | None:

@@ -44,7 +44,7 @@ from app.web.forms import (
     rules_problem_text,
     safe_int,
 )
-from app.web.render import error_page, go, is_htmx, keeper_headers, render, too_many_page
+from app.web.render import OFFLINE_COPY, error_page, go, is_htmx, keeper_headers, render, too_many_page
 from app.web.tables import new_table_form, table_binding, your_tables
 
 router = APIRouter(include_in_schema=False)
@@ -100,6 +100,8 @@ def start_page(request: Request, games: GamesDep, table: TableQuery = None) -> H
     response = render(request, "start.html", context)
     if table:  # the form carries the table's CSRF token: not cached, not sent on as a referrer
         response.headers.update(keeper_headers())
+    else:
+        response.headers.update(OFFLINE_COPY)
     for game_id in stale:
         response.delete_cookie(edit_cookie_name(game_id), path="/")
     for table_id in stale_tables:

@@ -18,7 +18,7 @@ from app.urls import absolute_url
 from app.views import version_start_and_table
 from app.web.changes import change_lines
 from app.web.context import game_context, table_link
-from app.web.render import is_htmx, render
+from app.web.render import OFFLINE_COPY, is_htmx, render
 from app.writes import none_match
 
 router = APIRouter(include_in_schema=False)
@@ -85,4 +85,5 @@ def _view_headers(
 ) -> dict[str, str]:
     # no-cache: a browser keeps the page but asks each time, and a 304 answers while it is current.
     etag = _view_etag(request, game_id, version, layout, htmx, table_version)
-    return {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
+    headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
+    return headers if htmx else headers | OFFLINE_COPY  # the page, not the fragment: kept for offline

@@ -113,6 +113,12 @@ def go(request: Request, url: str) -> Response:
     return RedirectResponse(url, status_code=303)
 
 
+# The header by which a page says the service worker may keep a copy of it for offline use (static/sw.js,
+# app/routes/offline.py): the start page, a game's view page, the scorekeeper's page without its share or
+# handover box. Never on an answer that shows an edit key or a handover link.
+OFFLINE_COPY = {"Blitzboard-Offline": "keep"}
+
+
 def keeper_headers() -> dict[str, str]:
     # Pages that carry an edit right: never sent on as a Referer, never cached by a shared cache.
     return {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}

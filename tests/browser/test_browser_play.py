@@ -273,7 +273,8 @@ def test_share_editing_and_make_a_new_edit_link(phones: Phones, server: Server):
     expect(next_keeper.locator("#handed-over")).to_have_text(HANDED_OVER)
 
 
-def test_a_save_without_network_says_so_and_keeps_the_round(phones: Phones, server: Server):
+def test_a_save_without_network_is_kept_on_the_phone_and_sent_when_back(phones: Phones, server: Server):
+    # (issue 17; tests/browser/test_browser_offline.py has the rest: closing the page, conflicts.)
     game = api_game(server, ["Ana", "Ben"])
     context = phones.context()
     page = context.new_page()
@@ -281,14 +282,30 @@ def test_a_save_without_network_says_so_and_keeps_the_round(phones: Phones, serv
     fill_round(page, ["Ana", "Ben"], [(10, 0), (5, 2)])
     context.set_offline(True)
     page.get_by_role("button", name="Save round").click()
+    expect(page.locator("#offline-queue .pending-rounds li")).to_have_text(["Round 1: Ana +10 · Ben +1"])
+    expect(dutch(page, "Ana")).to_have_value("")  # ready for the next round
+    expect(page.get_by_role("alert")).to_have_count(0)
+    assert game.read()["rounds"] == []
+    context.set_offline(False)
+    expect(page.locator("#offline-queue")).to_have_count(0)
+    expect(page.locator(".round-count")).to_have_text("· after round 1")
+    expect(scoreboard(page).locator(".total")).to_have_text(["10", "1"])
+    assert len(game.read()["rounds"]) == 1
+
+
+def test_a_request_without_network_says_nothing_was_saved(phones: Phones, server: Server):
+    context = phones.context()
+    page = context.new_page()
+    page.goto("/")
+    context.set_offline(True)
+    page.get_by_role("button", name="+ Add player").click()
     expect(page.get_by_role("alert")).to_have_text(
         "No connection: nothing was saved. Try again when you're back online."
     )
-    expect(dutch(page, "Ana")).to_have_value("10")
     context.set_offline(False)
-    save_round(page, 1)
+    page.get_by_role("button", name="+ Add player").click()
+    expect(page.get_by_label("Player 3", exact=True)).to_be_visible()
     expect(page.get_by_role("alert")).to_have_count(0)
-    expect(scoreboard(page).locator(".total")).to_have_text(["10", "1"])
 
 
 def test_small_things_on_the_start_page_and_the_round_form(phones: Phones, server: Server):

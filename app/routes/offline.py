@@ -1,0 +1,102 @@
+"""Installable and offline (issue 17): the web app manifest, the service worker, and the page it shows
+for a page never opened on this phone.
+
+- `/manifest.webmanifest`: name, icons (maskable ones too), colours for light and dark, standalone.
+- `/sw.js`: static/sw.js with, on a first line, the deployment's build hash and the versioned URLs of
+  the app shell. A new deployment changes that line, so the browser installs the new worker, which
+  fills a new cache and deletes the old one (static/sw.js says how). Served from the root so its scope
+  is the whole site; `no-cache` so the browser checks it on every visit.
+- `/offline`: what the worker answers for a page it has no copy of when there is no connection.
+
+Which pages the worker may keep a copy of is said by the server, page by page: `OFFLINE_COPY` on the
+answer (app/web/render.py: the start page, a game's view page, a scorekeeper's page without the share or handover box).
+A page that shows an edit key or a handover link never carries it, and the worker keeps nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from app.assets import asset_url, build, minified
+from app.web.render import HTMX, HTMX_SSE, OFFLINE_COPY, render
+
+router = APIRouter(include_in_schema=False)
+
+# The page colours of static/app.css, light and dark.
+LIGHT = {"theme_color": "#b3261e", "background_color": "#f6f4ef"}
+DARK = {"theme_color": "#1f1e1c", "background_color": "#141312"}
+
+ICONS = [
+    ("icons/icon-192.png", "192x192", "any"),
+    ("icons/icon-512.png", "512x512", "any"),
+    ("icons/maskable-192.png", "192x192", "maskable"),
+    ("icons/maskable-512.png", "512x512", "maskable"),
+]
+
+# What every page needs, fetched when the worker installs: the pages keep working offline with them.
+SHELL = [
+    "app.css",
+    "app.js",
+    "offline.js",
+    f"vendor/{HTMX}",
+    f"vendor/{HTMX_SSE}",
+    "icon.svg",
+    *(path for path, _size, _purpose in ICONS),
+]
+
+
+def manifest() -> dict[str, object]:
+    return {
+        "name": "Blitzboard",
+        "short_name": "Blitzboard",
+        "description": "Score keeper for Dutch Blitz and the card games played beside it.",
+        "id": "/",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "orientation": "any",
+        **LIGHT,
+        # Chromium's dark variant of the colours (the page follows prefers-color-scheme too).
+        "user_preferences": {"color_scheme": {"dark": DARK}},
+        "icons": [
+            {"src": asset_url(path), "sizes": sizes, "type": "image/png", "purpose": purpose}
+            for path, sizes, purpose in ICONS
+        ]
+        + [{"src": asset_url("icon.svg"), "sizes": "any", "type": "image/svg+xml", "purpose": "any"}],
+    }
+
+
+@router.get("/manifest.webmanifest", name="manifest")
+def web_manifest() -> Response:
+    return JSONResponse(
+        manifest(),
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "public, max-age=0, must-revalidate", "ETag": f'"{build()}"'},
+    )
+
+
+def worker_script() -> str:
+    """static/sw.js behind the line that names this deployment and its shell."""
+    shell = [asset_url(path) for path in SHELL] + ["/offline"]
+    head = f"var BUILD = {json.dumps(build())}, SHELL = {json.dumps(shell)};\n"
+    return head + (minified("sw.js") or b"").decode()
+
+
+@router.get("/sw.js", name="service_worker")
+def service_worker() -> Response:
+    return Response(
+        worker_script(),
+        media_type="text/javascript; charset=utf-8",
+        headers={"Cache-Control": "no-cache", "ETag": f'"{build()}"'},
+    )
+
+
+@router.get("/offline", response_class=HTMLResponse, name="offline_page")
+def offline_page(request: Request) -> Response:
+    """Shown by the service worker for a page it has no copy of, when there is no connection."""
+    response = render(request, "offline.html", {})
+    response.headers.update(OFFLINE_COPY)
+    return response

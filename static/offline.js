@@ -1,0 +1,508 @@
+// Offline on a game's pages (issue 17). Loaded by game.html after app.js, whose helpers it uses
+// (window.blitzboard). Everything here is an enhancement: without JavaScript the forms post as before.
+//
+// - Every game page keeps its latest state in IndexedDB ("pages": the #game fragment, its version,
+//   when the server was last heard from). A copy the service worker kept (static/sw.js) is from the
+//   page's first load; the newer state is put back over it, and the page says "Offline — last
+//   updated 21:04" until the server answers again (the view page then catches up by itself).
+// - The scorekeeper's page keeps rounds saved without a connection ("rounds", oldest first): shown at
+//   once as not sent, the standings' totals with them (marked "pending"; points from the rules on the
+//   round form: Dutch Blitz, Nerts, Ligretto). They are sent when the connection is back, oldest
+//   first, each with its own request id (the form's Idempotency-Key: a retry never counts twice) and
+//   the version the game will be at (If-Match: a change from another phone in between is seen). The
+//   queue outlives the tab and the browser; two tabs send it one at a time (Web Locks).
+// - A change from another phone meanwhile: the game as it now is replaces the page's, these rounds
+//   stay listed, and the scorekeeper chooses: save them after it, or discard them. A round the server
+//   refuses (the game is over, a key that stopped working): said with the reason; edit it (back in
+//   the form, same place in the queue) or discard it.
+// - Decided (README, "Offline"): corrections, deletions, rule changes and the hand games' rounds
+//   (Dutch, 31: the server scores each hand) need the connection; offline they are refused at once
+//   with a message, and nothing is sent.
+(function () {
+  "use strict";
+  var app = window.blitzboard;
+  var live = document.getElementById("live");
+  if (!app || !live || !document.getElementById("game")) return;
+
+  // This file's words, in the page's language (game.html's "offline-text" meta); app.js's for the rest.
+  var TEXT = {};
+  try {
+    TEXT = JSON.parse(document.querySelector("meta[name='offline-text']").content);
+  } catch (e) { /* no words: app.js's phrase says nothing for them */ }
+  var B = {
+    phrase: function (key, values) {
+      if (!Object.prototype.hasOwnProperty.call(TEXT, key)) return app.phrase(key, values);
+      return TEXT[key].replace(/\{(\w+)\}/g, function (whole, name) {
+        return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+      });
+    },
+    signed: app.signed, number: app.number, refresh: app.refresh, requestError: app.requestError,
+  };
+
+  var KEEPER = document.body.classList.contains("keeper");
+  var GAME = (location.pathname.match(/^\/g\/([^/]+)/) || [])[1];
+  var PAGE = location.pathname + (/[?&]tv=1(&|$)/.test(location.search) ? "?tv=1" : "");
+  var copyAt = Number(document.documentElement.getAttribute("data-offline-copy") || 0);
+  var contacted = !copyAt;  // heard from the server since this page opened
+  var heard = copyAt || Date.now();  // when the server was last heard from
+  function noop() {}
+
+  // --- IndexedDB: "rounds" (the keeper's queue) and "pages" (each page's latest state) -------------
+  var opened = null;
+  function db() {
+    opened = opened || new Promise(function (resolve, reject) {
+      if (!window.indexedDB) { reject(new Error("no IndexedDB")); return; }
+      var request = indexedDB.open("blitzboard", 1);
+      request.onupgradeneeded = function () {
+        request.result.createObjectStore("rounds", { keyPath: "id", autoIncrement: true }).createIndex("game", "game");
+        request.result.createObjectStore("pages", { keyPath: "path" });
+      };
+      request.onsuccess = function () { resolve(request.result); };
+      request.onerror = function () { reject(request.error); };
+    });
+    return opened;
+  }
+  // One transaction: `work` gets the store and may return a request, whose result the promise gives.
+  function store(name, mode, work) {
+    return db().then(function (database) {
+      return new Promise(function (resolve, reject) {
+        var tx = database.transaction(name, mode), result;
+        var request = work(tx.objectStore(name));
+        if (request) request.onsuccess = function () { result = request.result; };
+        tx.oncomplete = function () { resolve(result); };
+        tx.onerror = tx.onabort = function () { reject(tx.error); };
+      });
+    });
+  }
+  function queued() {
+    if (!KEEPER || !GAME) return Promise.resolve([]);
+    return store("rounds", "readonly", function (s) { return s.index("game").getAll(GAME); })
+      .then(function (rows) { return (rows || []).sort(function (a, b) { return a.id - b.id; }); });
+  }
+
+  // --- the page's latest state, and the offline notice ------------------------------------------------
+  function game() { return document.getElementById("game"); }
+  function version() { return Number(game().dataset.version); }
+  function swapGame(html) {
+    htmx.swap(game(), html, { swapStyle: "outerHTML" });
+  }
+  function keepState() {
+    if (!contacted) return;  // a copy shown offline is not news
+    var g = game();
+    store("pages", "readwrite", function (s) {
+      s.put({ path: PAGE, version: Number(g.dataset.version), html: g.outerHTML, heard: heard });
+    }).catch(noop);
+  }
+  function heardNow() {
+    heard = Date.now();
+    if (!contacted) {
+      contacted = true;
+      document.documentElement.removeAttribute("data-offline-copy");
+    }
+    notice();
+  }
+  function clock(ms) {
+    try {
+      return new Date(ms).toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
+    } catch (e) { return new Date(ms).toTimeString().slice(0, 5); }
+  }
+  function notice() {
+    var offline = !navigator.onLine || !contacted;
+    document.documentElement.classList.toggle("offline", offline);
+    var note = document.getElementById("offline-note");
+    if (!offline) {
+      if (note) note.remove();
+      return;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "offline-note";
+      note.className = "offline-note";
+      note.setAttribute("role", "status");
+      live.insertAdjacentElement("beforebegin", note);
+    }
+    note.textContent = B.phrase("offline_since", { time: clock(heard) });
+  }
+
+  // --- the keeper's queue: what is shown ------------------------------------------------------------
+  var pending = [], problem = null, editing = null;
+
+  function names() {
+    var out = {};
+    document.querySelectorAll("#scoreboard li.standing[data-player-id]").forEach(function (li) {
+      var name = li.querySelector(".name bdi");
+      out[li.dataset.playerId] = name ? name.textContent : li.dataset.playerId;
+    });
+    return out;
+  }
+  function serverRounds() { return Number(game().dataset.rounds || 0); }
+
+  // The standings with the rounds not sent yet: each total with their points, marked "pending".
+  function standings() {
+    var sums = {};
+    pending.forEach(function (entry) {
+      Object.keys(entry.points).forEach(function (id) { sums[id] = (sums[id] || 0) + entry.points[id]; });
+    });
+    document.querySelectorAll("#scoreboard li.standing[data-player-id]").forEach(function (li) {
+      var total = li.querySelector("[data-total]");
+      if (!total) return;
+      if (total.dataset.served === undefined) total.dataset.served = total.textContent;
+      li.classList.toggle("pending", pending.length > 0);
+      if (!pending.length) {
+        total.textContent = total.dataset.served;
+        return;
+      }
+      // The total with the rounds not sent, and the mark inside it (the standing is a grid of its parts).
+      total.textContent = B.number(Number(total.dataset.total) + (sums[li.dataset.playerId] || 0));
+      var mark = document.createElement("span");
+      mark.className = "pending-mark";
+      mark.textContent = B.phrase("pending_mark");
+      total.appendChild(mark);
+    });
+    var heading = document.querySelector("#round-entry h2");
+    if (roundForm(document.querySelector("#round-entry form")) && heading && pending.length && editing === null) {
+      heading.textContent = B.phrase("round_n", { n: serverRounds() + pending.length + 1 });
+    }
+  }
+
+  function button(text, action) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "secondary";
+    b.dataset.queueAction = action;
+    b.textContent = text;
+    return b;
+  }
+
+  // The list of rounds not sent yet, with what is happening to them, above the game.
+  function panel() {
+    var box = document.getElementById("offline-queue");
+    if (!pending.length) {
+      if (box) box.remove();
+      return;
+    }
+    if (!box) {
+      box = document.createElement("section");
+      box.id = "offline-queue";
+      box.className = "card offline-queue";
+      box.setAttribute("aria-live", "polite");
+      live.insertAdjacentElement("beforebegin", box);
+    }
+    box.textContent = "";
+    var title = document.createElement("h2");
+    title.textContent = B.phrase("pending_title");
+    var status = document.createElement("p");
+    status.className = problem ? "form-error" : "muted";
+    status.id = "offline-queue-status";
+    status.textContent = problem ? problem.text : B.phrase(navigator.onLine ? "pending_sending" : "pending_waiting");
+    box.appendChild(title);
+    box.appendChild(status);
+    var list = document.createElement("ol"), who = names(), first = serverRounds() + 1;
+    list.className = "pending-rounds";
+    pending.forEach(function (entry, at) {
+      var item = document.createElement("li");
+      item.dataset.queueId = String(entry.id);
+      if (problem && problem.id === entry.id) item.className = "refused";
+      var parts = Object.keys(entry.points).map(function (id) { return (who[id] || "?") + " " + B.signed(entry.points[id]); });
+      item.textContent = B.phrase("round_n", { n: first + at }) + ": " + parts.join(" · ");
+      list.appendChild(item);
+    });
+    box.appendChild(list);
+    if (problem && problem.kind === "conflict") {
+      box.appendChild(button(B.phrase("keep_both"), "keep-both"));
+      box.appendChild(button(B.phrase("discard_mine"), "discard-all"));
+    } else if (problem && problem.kind === "refused") {
+      box.appendChild(button(B.phrase("edit_round"), "edit"));
+      box.appendChild(button(B.phrase("discard_round"), "discard-one"));
+    }
+  }
+
+  function show() {
+    return queued().then(function (rows) {
+      pending = rows;
+      standings();
+      panel();
+    }, noop);
+  }
+
+  // --- the keeper's queue: keeping a round ------------------------------------------------------------
+  function roundForm(elt) {
+    return elt && elt.matches && elt.matches("#round-entry form.round-form") &&
+      /\/rounds$/.test(elt.getAttribute("action") || "") ? elt : null;
+  }
+  function newId() {
+    var bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  // The counts as typed, checked as the server will (whole numbers in the fields' bounds, at most the
+  // deck, someone out where the rules say so); the first field in error is marked and focused.
+  function readCounts(form) {
+    var fields = {}, points = {}, wrong = null, anyOut = false;
+    var dp = Number(form.dataset.dutchPoints), bp = Number(form.dataset.blitzPoints);
+    form.querySelectorAll(".player-entry[data-player-id]").forEach(function (entry) {
+      var id = entry.dataset.playerId;
+      var d = entry.querySelector("[name='dutch-" + id + "']"), b = entry.querySelector("[name='blitz-" + id + "']");
+      var dv = d.value.trim(), bv = b.value.trim();
+      var dOk = /^\d+$/.test(dv) && Number(dv) <= Number(d.dataset.max);
+      var bOk = /^\d+$/.test(bv) && Number(bv) <= Number(b.dataset.max) && (!dOk || Number(dv) + Number(bv) <= Number(d.dataset.max));
+      [[d, dOk], [b, bOk]].forEach(function (pair) {
+        if (pair[1]) pair[0].removeAttribute("aria-invalid");
+        else pair[0].setAttribute("aria-invalid", "true");
+      });
+      wrong = wrong || (!dOk ? d : !bOk ? b : null);
+      fields[d.name] = dv;
+      fields[b.name] = bv;
+      if (bOk && Number(bv) === 0) anyOut = true;
+      points[id] = Number(dv) * dp + Number(bv) * bp;
+    });
+    if (wrong) return { error: B.phrase("offline_counts"), field: wrong };
+    if (form.dataset.mustGoOut === "1" && !anyOut) {
+      return { error: B.phrase("offline_nobody_out"), field: form.querySelector("input[name^='blitz-']") };
+    }
+    return { fields: fields, points: points };
+  }
+
+  // Keep the form's round in the queue. `sent`: it was sent and no answer came (it may have arrived):
+  // kept with the request id and version it was sent with, so sending it again can't count it twice.
+  function keepRound(form, sent) {
+    var read = readCounts(form);
+    if (read.error) {
+      B.requestError(read.error);
+      read.field.focus();
+      return;
+    }
+    var entry = {
+      game: GAME,
+      action: form.getAttribute("action"),
+      csrf: form.elements.csrf.value,
+      request_id: sent ? form.elements.request_id.value : newId(),
+      version: sent ? Number(form.elements.version.value) : version() + pending.length,
+      fields: read.fields,
+      points: read.points,
+      kept_at: Date.now(),
+    };
+    if (editing !== null) {  // an edited round goes back to its place in the queue, first
+      entry.id = editing.id;
+      entry.version = editing.version;
+    }
+    store("rounds", "readwrite", function (s) { return s.put(entry); }).then(function () {
+      form.elements.request_id.value = newId();  // the next round is another request
+      form.querySelectorAll("input.num").forEach(function (input) {
+        input.value = "";
+        input.removeAttribute("aria-invalid");
+      });
+      form.querySelectorAll("[data-points]").forEach(function (out) { out.textContent = ""; });
+      var error = document.getElementById("round-error");
+      if (error) error.remove();
+      if (editing !== null) {
+        editing = null;
+        problem = null;
+      }
+      B.requestError("");
+      return show();
+    }).then(function () {
+      var first = form.querySelector("input.num");
+      if (first) first.focus();
+      sync();
+    }, function () {
+      B.requestError(B.phrase("offline"));  // IndexedDB refused (private mode, full): nothing kept
+    });
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (!KEEPER || !GAME) return;
+    var elt = event.detail.elt;
+    if (!elt || elt.id === "live-refresh") return;
+    var form = roundForm(elt);
+    var cards = form && form.dataset.dutchPoints !== undefined;
+    if (form && cards && (!navigator.onLine || pending.length || editing !== null)) {
+      event.preventDefault();
+      keepRound(form, false);
+    } else if (!navigator.onLine) {
+      event.preventDefault();
+      B.requestError(B.phrase(form ? "offline_hands" : "offline_other"));
+    }
+  });
+  // Sent, and no answer (the Wi-Fi dropped on the way): kept as it was sent.
+  document.addEventListener("htmx:sendError", function (event) {
+    var form = roundForm(event.detail.elt);
+    if (KEEPER && form && form.dataset.dutchPoints !== undefined) keepRound(form, true);
+  });
+
+  // --- the keeper's queue: sending it -----------------------------------------------------------------
+  var sending = false, retryTimer = null, retryMs = 2000;
+
+  function later() {
+    if (retryTimer) return;
+    retryTimer = setTimeout(function () { retryTimer = null; sync(); }, retryMs);
+    retryMs = Math.min(retryMs * 2, 30000);
+  }
+
+  // Why the server refused a round: the message its answer shows, else the generic one.
+  function reason(html, status) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var said = doc.querySelector("#round-error, .problem .error-detail, .error-detail, .problem");
+    return said ? said.textContent.trim().replace(/\s+/g, " ") : B.phrase("failed", { status: status });
+  }
+  function answeredVersion(html) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var g = doc.getElementById("game");
+    return g ? Number(g.dataset.version) : null;
+  }
+
+  function sendOne(entry) {
+    var body = new URLSearchParams();
+    body.set("csrf", entry.csrf);
+    body.set("version", String(entry.version));
+    body.set("request_id", entry.request_id);
+    Object.keys(entry.fields).forEach(function (name) { body.set(name, entry.fields[name]); });
+    return fetch(entry.action, {
+      method: "POST",
+      body: body,
+      credentials: "same-origin",
+      headers: { "HX-Request": "true" },
+    }).then(function (response) {
+      return response.text().then(function (html) { return { status: response.status, html: html }; });
+    });
+  }
+
+  // Oldest first, one at a time; stops at the first that can't go (no connection, a conflict, a refusal).
+  function sendAll() {
+    var last = null;
+    function next() {
+      return queued().then(function (rows) {
+        pending = rows;
+        if (!rows.length || problem) return;
+        var entry = rows[0];
+        return sendOne(entry).then(function (answer) {
+          heardNow();
+          if (answer.status === 200) {
+            last = answer.html;
+            retryMs = 2000;
+            return store("rounds", "readwrite", function (s) { return s["delete"](entry.id); }).then(next);
+          }
+          if (answer.status >= 500 || answer.status === 429) {
+            later();
+            return;
+          }
+          var now = answeredVersion(answer.html);
+          if (now !== null && now !== entry.version) {
+            problem = { kind: "conflict", id: entry.id, text: B.phrase("conflict") };
+          } else {
+            problem = { kind: "refused", id: entry.id, text: B.phrase("refused", { reason: reason(answer.html, answer.status) }) };
+          }
+          if (now !== null) last = answer.html;  // the game as it now is: "theirs"
+        }, function () {
+          later();  // no answer: the same request id goes again
+        });
+      });
+    }
+    return next().then(function () {
+      if (last) swapGame(last);
+    });
+  }
+
+  function sync() {
+    if (!KEEPER || !GAME || sending || problem || editing !== null || !navigator.onLine) return;
+    sending = true;
+    var run = function () { return sendAll(); };
+    var locked = navigator.locks ? navigator.locks.request("blitzboard-rounds-" + GAME, run) : run();
+    Promise.resolve(locked).catch(noop).then(function () {
+      sending = false;
+      return show();
+    });
+  }
+
+  // The keeper's choice after a conflict or a refusal.
+  document.addEventListener("click", function (event) {
+    var action = event.target.closest("[data-queue-action]");
+    if (!action) return;
+    var what = action.dataset.queueAction;
+    if (what === "keep-both") {
+      // Mine after theirs: each round gets the version the game will be at, and a new request id.
+      var base = version();
+      store("rounds", "readwrite", function (s) {
+        pending.forEach(function (entry, at) {
+          entry.version = base + at;
+          entry.request_id = newId();
+          s.put(entry);
+        });
+      }).then(function () { problem = null; sync(); }, noop);
+    } else if (what === "discard-all") {
+      store("rounds", "readwrite", function (s) {
+        pending.forEach(function (entry) { s["delete"](entry.id); });
+      }).then(function () { problem = null; return show(); }, noop);
+    } else if (what === "discard-one" && problem) {
+      // The refused round is the first: those after it now expect the game one version earlier.
+      var gone = problem.id;
+      store("rounds", "readwrite", function (s) {
+        pending.forEach(function (entry) {
+          if (entry.id === gone) {
+            s["delete"](entry.id);
+          } else {
+            entry.version -= 1;
+            s.put(entry);
+          }
+        });
+      }).then(function () {
+        problem = null;
+        sync();
+        return show();
+      }, noop);
+    } else if (what === "edit" && problem) {
+      var entry = pending.filter(function (e) { return e.id === problem.id; })[0];
+      var form = roundForm(document.querySelector("#round-entry form"));
+      if (!entry || !form) return;
+      editing = entry;
+      Object.keys(entry.fields).forEach(function (name) {
+        if (form.elements[name]) form.elements[name].value = entry.fields[name];
+      });
+      form.elements[Object.keys(entry.fields)[0]].dispatchEvent(new Event("input", { bubbles: true }));
+      problem = { kind: "editing", id: entry.id, text: B.phrase("editing") };
+      panel();
+      form.querySelector("input.num").focus();
+    }
+  });
+
+  // --- when things happen -----------------------------------------------------------------------------
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.xhr && event.detail.xhr.status) heardNow();
+  });
+  document.addEventListener("htmx:sseOpen", heardNow);
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.detail.elt && event.detail.elt.id === "game") {
+      keepState();
+      standings();
+      panel();
+    }
+  });
+  window.addEventListener("online", function () {
+    notice();
+    B.refresh();  // catch up at once; the event stream reconnects by itself
+    sync();
+  });
+  window.addEventListener("offline", function () {
+    notice();
+    panel();
+  });
+
+  function start() {
+    store("pages", "readonly", function (s) { return s.get(PAGE); }).then(function (kept) {
+      // A copy from the page's first load: the state this phone saw last goes over it.
+      if (kept && !contacted && kept.version > version()) {
+        heard = Math.max(heard, kept.heard);
+        swapGame(kept.html);
+      } else if (kept && !contacted) {
+        heard = Math.max(heard, kept.heard);
+      }
+    }, noop).then(function () {
+      notice();
+      keepState();
+      return show();
+    }).then(sync);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

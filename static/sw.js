@@ -1,0 +1,120 @@
+// Blitzboard's service worker (issue 17): the pages opened before open again without a connection.
+// Served as /sw.js by app/routes/offline.py, which puts a first line before this file:
+//   var BUILD = "<the deployment's build hash>", SHELL = [<the versioned static URLs>, "/offline"];
+// No eval, no inline script: it runs under the site's CSP like app.js.
+//
+// - The shell (our CSS and scripts, htmx, the icons, the offline page) is fetched when the worker
+//   installs, into a cache named after the deployment. Versioned static files (?v=<hash>) come from
+//   that cache first: their URL changes whenever their content does.
+// - Pages are asked of the network first; a copy is kept only when the server allows it (the
+//   Blitzboard-Offline: keep header: the start page, a view page, a scorekeeper's page without its
+//   share or handover box) and the address has no query (TV's ?tv=1 aside). A page that shows an edit
+//   key or a handover link never carries that header, and an edit link (/g/<id>/edit/<key>) is never
+//   kept whatever it answers: only 200s of the addresses below are. Without a connection, the kept copy
+//   answers, marked with when it was kept (data-offline-copy on <html>: app.js says "offline — last
+//   updated 21:04"); a page never kept gets /offline.
+// - Nothing else is touched: posts, fragments, the API and the event streams go to the network as if
+//   there were no worker (the scorekeeper's rounds made offline wait in IndexedDB: static/offline.js).
+// - A new deployment is a new first line, so a new worker: it installs its own shell, takes over at
+//   once, deletes the old caches (old scripts never run under new pages) and fetches its own copies of
+//   the pages the old one kept, so they still open offline.
+/* global BUILD, SHELL */
+"use strict";
+
+var STATIC_CACHE = "blitzboard-static-" + BUILD;
+var PAGE_CACHE = "blitzboard-pages-" + BUILD;
+var PREFIX = "blitzboard-";
+
+// The pages that may be kept: the start page, a view page, a scorekeeper's page.
+var KEPT_PAGES = [/^\/$/, /^\/g\/[A-Za-z0-9_-]+$/, /^\/g\/[A-Za-z0-9_-]+\/score$/];
+
+function keptAddress(url) {
+  if (url.search && url.search !== "?tv=1") return false;
+  return KEPT_PAGES.some(function (pattern) { return pattern.test(url.pathname); });
+}
+
+self.addEventListener("install", function (event) {
+  event.waitUntil(
+    caches.open(STATIC_CACHE)
+      .then(function (cache) { return cache.addAll(SHELL); })
+      .then(function () { return self.skipWaiting(); })
+  );
+});
+
+self.addEventListener("activate", function (event) {
+  event.waitUntil(
+    caches.keys().then(function (names) {
+      var old = names.filter(function (name) {
+        return name.indexOf(PREFIX) === 0 && name !== STATIC_CACHE && name !== PAGE_CACHE;
+      });
+      return refetchPages(old)
+        .then(function () { return Promise.all(old.map(function (name) { return caches.delete(name); })); });
+    }).then(function () { return self.clients.claim(); })
+  );
+});
+
+// The pages an older worker kept, fetched again for this deployment (best effort: one that fails stays
+// unkept until it is opened again).
+function refetchPages(oldCaches) {
+  var pages = oldCaches.filter(function (name) { return name.indexOf(PREFIX + "pages-") === 0; });
+  return Promise.all(pages.map(function (name) {
+    return caches.open(name).then(function (cache) { return cache.keys(); }).then(function (requests) {
+      return Promise.all(requests.map(function (request) {
+        return fetch(request.url, { credentials: "same-origin" }).then(keep, function () {});
+      }));
+    });
+  }));
+}
+
+// Keep a copy of a page the server allows to be kept (a promise: kept, or not).
+function keep(response) {
+  if (!response || response.status !== 200 || response.type !== "basic" || response.redirected) return Promise.resolve();
+  if (response.headers.get("Blitzboard-Offline") !== "keep" || !keptAddress(new URL(response.url))) return Promise.resolve();
+  var headers = new Headers(response.headers);
+  headers.set("Blitzboard-Kept-At", String(Date.now()));
+  return response.blob().then(function (body) {
+    return caches.open(PAGE_CACHE).then(function (cache) {
+      return cache.put(response.url, new Response(body, { status: 200, headers: headers }));
+    });
+  }).catch(function () { /* storage full or refused: the page just isn't kept */ });
+}
+
+// A kept page, marked as a copy (with when it was kept) for app.js; its own headers (the CSP among them).
+function keptCopy(url) {
+  return caches.open(PAGE_CACHE).then(function (cache) { return cache.match(url); }).then(function (kept) {
+    if (!kept) return caches.match("/offline");
+    var at = kept.headers.get("Blitzboard-Kept-At") || "0";
+    return kept.text().then(function (html) {
+      var marked = html.replace("<html ", '<html data-offline-copy="' + at.replace(/\D/g, "") + '" ');
+      return new Response(marked, { status: 200, headers: kept.headers });
+    });
+  });
+}
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request;
+  if (request.method !== "GET") return;
+  var url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (request.mode === "navigate") {
+    event.respondWith(fetch(request).then(function (response) {
+      event.waitUntil(keep(response.clone()));
+      return response;
+    }, function () {
+      return keptAddress(url) ? keptCopy(url.href) : caches.match("/offline");
+    }).then(function (response) {
+      return response || Response.error();
+    }));
+    return;
+  }
+  if (url.pathname.indexOf("/static/") === 0 && /(^|&)v=/.test(url.search.slice(1))) {
+    event.respondWith(caches.open(STATIC_CACHE).then(function (cache) {
+      return cache.match(request).then(function (hit) {
+        return hit || fetch(request).then(function (response) {
+          if (response.status === 200) cache.put(request, response.clone());
+          return response;
+        });
+      });
+    }));
+  }
+});
