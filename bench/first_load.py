@@ -152,7 +152,8 @@ def measure(server: Server, game_id: str) -> tuple[list[dict], list[dict]]:
             context.new_page().goto(path, wait_until="load")
             context.close()
             for run in range(RUNS):
-                context = browser.new_context(base_url=server.url, **PHONE)
+                # Without the service worker: what it changes is section 11's (bench/offline.py).
+                context = browser.new_context(base_url=server.url, service_workers="block", **PHONE)
                 context.add_init_script(WATCH_SCOREBOARD)
                 page = context.new_page()
                 throttle(context, page)
@@ -229,7 +230,9 @@ def write(cold: list[dict], warm: list[dict], info: dict[str, str]) -> None:
         f"DevTools Protocol: `Emulation.setCPUThrottlingRate` {CPU_SLOWDOWN}, "
         f"`Network.emulateNetworkConditions` latency {LATENCY_MS} ms (added to every request), 1.6 Mbps down "
         "and up. 'First visit' is a new browser context each run (an empty cache); 'repeat visit' opens the "
-        "page again in the same context (what the server's caching headers let the browser keep). "
+        "page again in the same context (what the server's caching headers let the browser keep). The "
+        "service worker is blocked here, so these are the HTTP cache's figures; what the worker changes is "
+        "in section 11. "
         "A script the browser injects before the page's own notes the first animation frame in which "
         "#scoreboard has a box inside the viewport and passes checkVisibility() ('laid out'; rendering, and "
         "with it animation frames, waits for the render-blocking stylesheet). '#scoreboard painted' is the "

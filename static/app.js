@@ -1,10 +1,11 @@
-// Blitzboard's only script. No inline scripts anywhere: it runs under a CSP of script-src 'self'.
+// Blitzboard's script for every page (the scorekeeper's page adds static/rounds.js, the service worker
+// is static/sw.js). No inline scripts anywhere: it runs under a CSP of script-src 'self'.
 // Everything here is an enhancement; the pages work as plain forms without it.
 // One file past the ~400 lines the style guide sets, on purpose: every page needs all of it, and one
-// file is one request on a table's flaky Wi-Fi (served minified, about 4 KiB gzip: app/assets.py).
+// file is one request on a table's flaky Wi-Fi (served minified, about 5 KiB gzip: app/assets.py).
 // It is split by job into sections instead: the page's language, round entry, the live view, failed
-// requests, what static/offline.js uses and the service worker, what just happened, the scorekeeper's
-// live page, the round timer, and the correction log's local times.
+// requests, offline (the notice, what rounds.js uses, the service worker), what just happened, the
+// scorekeeper's live page, the round timer, and the correction log's local times.
 (function () {
   "use strict";
   document.documentElement.classList.remove("no-js");
@@ -284,8 +285,57 @@
     if (slot) slot.textContent = "";
   });
 
-  // --- what static/offline.js uses of this file -------------------------------------------------------
-  window.blitzboard = { phrase: phrase, signed: signed, number: number, refresh: refresh, requestError: requestError };
+  // --- offline (issue 17): the notice, and when the server was last heard from ------------------------
+  // A page the service worker served from its copy (no connection: static/sw.js) is marked
+  // data-offline-copy, with when its state was kept (ms). It, and any game page that loses the
+  // connection, says "Offline — last updated 21:04" until the server answers again; then the live view
+  // catches up (a refresh at once; the event stream reconnects by itself).
+  var copyAt = Number(document.documentElement.getAttribute("data-offline-copy") || 0);
+  var heard = copyAt || Date.now(), contacted = !copyAt;
+  function clock(ms) {
+    try {
+      return new Date(ms).toLocaleTimeString(LANG, { hour: "2-digit", minute: "2-digit" });
+    } catch (e) { return new Date(ms).toTimeString().slice(0, 5); }
+  }
+  function offlineNotice() {
+    var live = document.getElementById("live");
+    if (!live) return;
+    var offline = !navigator.onLine || !contacted;
+    document.documentElement.classList.toggle("offline", offline);
+    var note = document.getElementById("offline-note");
+    if (!offline) {
+      if (note) note.remove();
+      return;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "offline-note";
+      note.className = "offline-note";
+      note.setAttribute("role", "status");
+      live.insertAdjacentElement("beforebegin", note);
+    }
+    note.textContent = phrase("offline_since", { time: clock(heard) });
+  }
+  function heardNow() {
+    heard = Date.now();
+    contacted = true;
+    offlineNotice();
+  }
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.xhr && event.detail.xhr.status) heardNow();
+  });
+  document.addEventListener("htmx:sseOpen", heardNow);
+  window.addEventListener("online", function () {
+    offlineNotice();
+    refresh();
+  });
+  window.addEventListener("offline", offlineNotice);
+  document.addEventListener("DOMContentLoaded", offlineNotice);
+
+  // What static/rounds.js (the scorekeeper's rounds kept offline) uses of this file.
+  window.blitzboard = {
+    phrase: phrase, signed: signed, number: number, refresh: refresh, requestError: requestError, heardNow: heardNow,
+  };
 
   // The service worker (static/sw.js, served as /sw.js): pages opened before open again offline.
   // Only where the browser allows one (HTTPS, or localhost); the pages work the same without it.

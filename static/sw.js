@@ -13,8 +13,13 @@
 //   kept whatever it answers: only 200s of the addresses below are. Without a connection, the kept copy
 //   answers, marked with when it was kept (data-offline-copy on <html>: app.js says "offline — last
 //   updated 21:04"); a page never kept gets /offline.
+// - The state a kept page showed last: a live page's refresh (a GET of its #game fragment, with
+//   `since`) is kept as that page's latest fragment, and the scorekeeper's page sends its own after
+//   each change (static/rounds.js, by postMessage: a save's answer is a post, which this worker does
+//   not read). A kept copy served offline has its #game replaced by the latest one when it is newer
+//   (game.html marks where #game ends).
 // - Nothing else is touched: posts, fragments, the API and the event streams go to the network as if
-//   there were no worker (the scorekeeper's rounds made offline wait in IndexedDB: static/offline.js).
+//   there were no worker (the scorekeeper's rounds made offline wait in IndexedDB: static/rounds.js).
 // - A new deployment is a new first line, so a new worker: it installs its own shell, takes over at
 //   once, deletes the old caches (old scripts never run under new pages) and fetches its own copies of
 //   the pages the old one kept, so they still open offline.
@@ -23,6 +28,7 @@
 
 var STATIC_CACHE = "blitzboard-static-" + BUILD;
 var PAGE_CACHE = "blitzboard-pages-" + BUILD;
+var LATEST_CACHE = "blitzboard-latest-" + BUILD;
 var PREFIX = "blitzboard-";
 
 // The pages that may be kept: the start page, a view page, a scorekeeper's page.
@@ -45,7 +51,7 @@ self.addEventListener("activate", function (event) {
   event.waitUntil(
     caches.keys().then(function (names) {
       var old = names.filter(function (name) {
-        return name.indexOf(PREFIX) === 0 && name !== STATIC_CACHE && name !== PAGE_CACHE;
+        return name.indexOf(PREFIX) === 0 && [STATIC_CACHE, PAGE_CACHE, LATEST_CACHE].indexOf(name) < 0;
       });
       return refetchPages(old)
         .then(function () { return Promise.all(old.map(function (name) { return caches.delete(name); })); });
@@ -79,17 +85,55 @@ function keep(response) {
   }).catch(function () { /* storage full or refused: the page just isn't kept */ });
 }
 
-// A kept page, marked as a copy (with when it was kept) for app.js; its own headers (the CSP among them).
+// Where a kept page's state is filed: its path, and ?tv=1 for the TV layout.
+function pageKey(url) {
+  return url.origin + url.pathname + (/(^|&)tv=1(&|$)/.test(url.search.slice(1)) ? "?tv=1" : "");
+}
+
+function versionOf(html) {
+  var found = /<div id="game"[^>]*?data-version="(\d+)"/.exec(html);
+  return found ? Number(found[1]) : -1;
+}
+
+// Keep a page's latest #game fragment (its HTML), with when.
+function keepLatest(key, html) {
+  return caches.open(LATEST_CACHE).then(function (cache) {
+    return cache.put(key, new Response(html, { headers: { "Blitzboard-Kept-At": String(Date.now()) } }));
+  }).catch(function () {});
+}
+
+// A kept page, with the latest #game it showed, marked as a copy (with when) for app.js; its own
+// headers (the CSP among them).
 function keptCopy(url) {
-  return caches.open(PAGE_CACHE).then(function (cache) { return cache.match(url); }).then(function (kept) {
+  var key = pageKey(url);
+  return Promise.all([
+    caches.open(PAGE_CACHE).then(function (cache) { return cache.match(key); }),
+    caches.open(LATEST_CACHE).then(function (cache) { return cache.match(key); }),
+  ]).then(function (found) {
+    var kept = found[0], latest = found[1];
     if (!kept) return caches.match("/offline");
-    var at = kept.headers.get("Blitzboard-Kept-At") || "0";
-    return kept.text().then(function (html) {
-      var marked = html.replace("<html ", '<html data-offline-copy="' + at.replace(/\D/g, "") + '" ');
-      return new Response(marked, { status: 200, headers: kept.headers });
+    return Promise.all([kept.text(), latest ? latest.text() : ""]).then(function (texts) {
+      var html = texts[0], fragment = texts[1];
+      var at = Number(kept.headers.get("Blitzboard-Kept-At") || 0);
+      var start = html.indexOf('<div id="game"'), end = html.indexOf("<!--/game-->");
+      if (fragment && start >= 0 && end > start && versionOf(fragment) > versionOf(html)) {
+        html = html.slice(0, start) + fragment.trim() + html.slice(end);
+        at = Math.max(at, Number(latest.headers.get("Blitzboard-Kept-At") || 0));
+      }
+      html = html.replace("<html ", '<html data-offline-copy="' + at + '" ');
+      return new Response(html, { status: 200, headers: kept.headers });
     });
   });
 }
+
+// The scorekeeper's page sends its #game after each change (static/rounds.js).
+self.addEventListener("message", function (event) {
+  var data = event.data || {};
+  if (!event.source || typeof data.latest !== "string" || typeof data.html !== "string") return;
+  var url = new URL(data.latest, self.location.origin);
+  if (url.origin !== self.location.origin || !keptAddress(new URL(url.pathname, url.origin))) return;
+  event.waitUntil(keepLatest(pageKey(url), data.html));
+});
 
 self.addEventListener("fetch", function (event) {
   var request = event.request;
@@ -101,9 +145,20 @@ self.addEventListener("fetch", function (event) {
       event.waitUntil(keep(response.clone()));
       return response;
     }, function () {
-      return keptAddress(url) ? keptCopy(url.href) : caches.match("/offline");
+      return keptAddress(url) ? keptCopy(url) : caches.match("/offline");
     }).then(function (response) {
       return response || Response.error();
+    }));
+    return;
+  }
+  // A live page's refresh: its #game as the server has it now, kept as that page's latest state.
+  if (request.headers.get("HX-Request") && /(^|&)since=/.test(url.search.slice(1)) &&
+      keptAddress(new URL(url.pathname, url.origin))) {
+    event.respondWith(fetch(request).then(function (response) {
+      if (response.status === 200) {
+        event.waitUntil(response.clone().text().then(function (html) { return keepLatest(pageKey(url), html); }));
+      }
+      return response;
     }));
     return;
   }

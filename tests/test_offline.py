@@ -1,5 +1,5 @@
 """Installable and offline (issue 17), the server's part: the manifest, the service worker's script and
-its shell, which pages it may keep, and the form answers static/offline.js relies on when it sends the
+its shell, which pages it may keep, and the form answers static/rounds.js relies on when it sends the
 rounds kept offline. The browser's part is tests/browser/test_browser_offline.py."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_the_service_worker_names_this_deployment_and_its_shell(client: TestClie
     shell = json.loads(first.split("SHELL = ", 1)[1].rstrip(";"))
     assert "/offline" in shell
     assert any(url.startswith("/static/app.js?v=") for url in shell)
-    assert any(url.startswith("/static/offline.js?v=") for url in shell)
+    assert any(url.startswith("/static/rounds.js?v=") for url in shell)
     for url in shell:
         assert client.get(url).status_code == 200, url
     assert "caches" in rest and "eval(" not in rest
@@ -113,7 +113,7 @@ def keeper(client: TestClient, make_game) -> tuple[GameHandle, str]:
 
 
 def kept_round(game: GameHandle, csrf: str, counts, *, version: int, request_id: str) -> dict[str, str]:
-    """A round as offline.js sends it from its queue: the form's fields, its version and request id."""
+    """A round as rounds.js sends it from its queue: the form's fields, its version and request id."""
     return round_form(game.player_ids, counts, csrf) | {"version": str(version), "request_id": request_id}
 
 
@@ -137,7 +137,7 @@ def test_a_kept_round_after_another_phones_change_is_refused_with_the_game_as_it
     form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="b1b2c3d4e5f6a1b2c3d4e5f6")
     response = client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
     assert response.status_code == 409
-    assert answered_version(response) == 2  # offline.js: not the version it sent, so a conflict
+    assert answered_version(response) == 2  # rounds.js: not the version it sent, so a conflict
     assert len(game.get()["rounds"]) == 1
 
 
@@ -149,5 +149,5 @@ def test_a_kept_round_the_rules_refuse_answers_the_version_it_was_sent_with(clie
     form = kept_round(game, csrf, [(3, 0), (2, 2)], version=2, request_id="c1b2c3d4e5f6a1b2c3d4e5f6")
     response = client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
     assert response.status_code == 409
-    assert answered_version(response) == 2  # offline.js: the version it sent, so refused, with the reason
+    assert answered_version(response) == 2  # rounds.js: the version it sent, so refused, with the reason
     assert html(response).select_one("#round-error").get_text(strip=True)

@@ -810,7 +810,6 @@ def test_view_page_is_read_only_with_scoreboard_history_chart_and_qr(client: Tes
         "/static/vendor/htmx-2.0.11.min.js",
         "/static/vendor/htmx-ext-sse-2.2.4.min.js",
         "/static/app.js",
-        "/static/offline.js",  # after app.js, whose helpers it uses
     ]
 
     assert [r["name"] for r in scoreboard(page)] == ["Ana", "Ben", "Cy", "Dee"]

@@ -1,28 +1,27 @@
-// Offline on a game's pages (issue 17). Loaded by game.html after app.js, whose helpers it uses
-// (window.blitzboard). Everything here is an enhancement: without JavaScript the forms post as before.
+// The scorekeeper's rounds saved without a connection (issue 17). Loaded by game.html on the
+// scorekeeper's page only, after app.js, whose helpers it uses (window.blitzboard).
 //
-// - Every game page keeps its latest state in IndexedDB ("pages": the #game fragment, its version,
-//   when the server was last heard from). A copy the service worker kept (static/sw.js) is from the
-//   page's first load; the newer state is put back over it, and the page says "Offline — last
-//   updated 21:04" until the server answers again (the view page then catches up by itself).
-// - The scorekeeper's page keeps rounds saved without a connection ("rounds", oldest first): shown at
-//   once as not sent, the standings' totals with them (marked "pending"; points from the rules on the
-//   round form: Dutch Blitz, Nerts, Ligretto). They are sent when the connection is back, oldest
-//   first, each with its own request id (the form's Idempotency-Key: a retry never counts twice) and
-//   the version the game will be at (If-Match: a change from another phone in between is seen). The
-//   queue outlives the tab and the browser; two tabs send it one at a time (Web Locks).
+// A round saved while offline is checked against the rules on the round form (Dutch Blitz, Nerts,
+// Ligretto), kept in IndexedDB ("rounds", oldest first), listed as not sent, and counted in the
+// standings' totals (marked "pending"). When the connection is back they are sent oldest first, each
+// with its own request id (the form's Idempotency-Key: a retry never counts twice) and the version the
+// game will be at (the form's If-Match: a change from another phone in between is seen). The queue
+// outlives the tab and the browser; two tabs send it one at a time (Web Locks).
 // - A change from another phone meanwhile: the game as it now is replaces the page's, these rounds
 //   stay listed, and the scorekeeper chooses: save them after it, or discard them. A round the server
 //   refuses (the game is over, a key that stopped working): said with the reason; edit it (back in
 //   the form, same place in the queue) or discard it.
-// - Decided (README, "Offline"): corrections, deletions, rule changes and the hand games' rounds
-//   (Dutch, 31: the server scores each hand) need the connection; offline they are refused at once
-//   with a message, and nothing is sent.
+// - Decided (README, "Offline, and on the home screen"): corrections, deletions, rule changes and the
+//   hand games' rounds (Dutch, 31: the server scores each hand) need the connection; offline they are
+//   refused at once with a message, and nothing is sent.
 (function () {
   "use strict";
   var app = window.blitzboard;
   var live = document.getElementById("live");
-  if (!app || !live || !document.getElementById("game")) return;
+  var GAME = (location.pathname.match(/^\/g\/([^/]+)\/score$/) || [])[1];
+  if (!app || !live || !GAME || !document.getElementById("game")) return;
+  var heardNow = app.heardNow;
+  function noop() {}
 
   // This file's words, in the page's language (game.html's "offline-text" meta); app.js's for the rest.
   var TEXT = {};
@@ -36,18 +35,10 @@
         return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
       });
     },
-    signed: app.signed, number: app.number, refresh: app.refresh, requestError: app.requestError,
+    signed: app.signed, number: app.number, requestError: app.requestError,
   };
 
-  var KEEPER = document.body.classList.contains("keeper");
-  var GAME = (location.pathname.match(/^\/g\/([^/]+)/) || [])[1];
-  var PAGE = location.pathname + (/[?&]tv=1(&|$)/.test(location.search) ? "?tv=1" : "");
-  var copyAt = Number(document.documentElement.getAttribute("data-offline-copy") || 0);
-  var contacted = !copyAt;  // heard from the server since this page opened
-  var heard = copyAt || Date.now();  // when the server was last heard from
-  function noop() {}
-
-  // --- IndexedDB: "rounds" (the keeper's queue) and "pages" (each page's latest state) -------------
+  // --- IndexedDB: "rounds", the queue ----------------------------------------------------------------
   var opened = null;
   function db() {
     opened = opened || new Promise(function (resolve, reject) {
@@ -55,7 +46,6 @@
       var request = indexedDB.open("blitzboard", 1);
       request.onupgradeneeded = function () {
         request.result.createObjectStore("rounds", { keyPath: "id", autoIncrement: true }).createIndex("game", "game");
-        request.result.createObjectStore("pages", { keyPath: "path" });
       };
       request.onsuccess = function () { resolve(request.result); };
       request.onerror = function () { reject(request.error); };
@@ -74,54 +64,23 @@
       });
     });
   }
-  function queued() {
-    if (!KEEPER || !GAME) return Promise.resolve([]);
-    return store("rounds", "readonly", function (s) { return s.index("game").getAll(GAME); })
-      .then(function (rows) { return (rows || []).sort(function (a, b) { return a.id - b.id; }); });
-  }
 
-  // --- the page's latest state, and the offline notice ------------------------------------------------
+  // --- the page ---------------------------------------------------------------------------------------
   function game() { return document.getElementById("game"); }
   function version() { return Number(game().dataset.version); }
   function swapGame(html) {
     htmx.swap(game(), html, { swapStyle: "outerHTML" });
   }
+  // The state this page shows, for the service worker to open it with offline (a save's answer is a
+  // post, which the worker does not read).
   function keepState() {
-    if (!contacted) return;  // a copy shown offline is not news
-    var g = game();
-    store("pages", "readwrite", function (s) {
-      s.put({ path: PAGE, version: Number(g.dataset.version), html: g.outerHTML, heard: heard });
-    }).catch(noop);
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (worker) worker.postMessage({ latest: location.pathname, html: game().outerHTML });
   }
-  function heardNow() {
-    heard = Date.now();
-    if (!contacted) {
-      contacted = true;
-      document.documentElement.removeAttribute("data-offline-copy");
-    }
-    notice();
-  }
-  function clock(ms) {
-    try {
-      return new Date(ms).toLocaleTimeString(document.documentElement.lang || undefined, { hour: "2-digit", minute: "2-digit" });
-    } catch (e) { return new Date(ms).toTimeString().slice(0, 5); }
-  }
-  function notice() {
-    var offline = !navigator.onLine || !contacted;
-    document.documentElement.classList.toggle("offline", offline);
-    var note = document.getElementById("offline-note");
-    if (!offline) {
-      if (note) note.remove();
-      return;
-    }
-    if (!note) {
-      note = document.createElement("p");
-      note.id = "offline-note";
-      note.className = "offline-note";
-      note.setAttribute("role", "status");
-      live.insertAdjacentElement("beforebegin", note);
-    }
-    note.textContent = B.phrase("offline_since", { time: clock(heard) });
+
+  function queued() {
+    return store("rounds", "readonly", function (s) { return s.index("game").getAll(GAME); })
+      .then(function (rows) { return (rows || []).sort(function (a, b) { return a.id - b.id; }); });
   }
 
   // --- the keeper's queue: what is shown ------------------------------------------------------------
@@ -312,7 +271,6 @@
   }
 
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (!KEEPER || !GAME) return;
     var elt = event.detail.elt;
     if (!elt || elt.id === "live-refresh") return;
     var form = roundForm(elt);
@@ -328,7 +286,7 @@
   // Sent, and no answer (the Wi-Fi dropped on the way): kept as it was sent.
   document.addEventListener("htmx:sendError", function (event) {
     var form = roundForm(event.detail.elt);
-    if (KEEPER && form && form.dataset.dutchPoints !== undefined) keepRound(form, true);
+    if (form && form.dataset.dutchPoints !== undefined) keepRound(form, true);
   });
 
   // --- the keeper's queue: sending it -----------------------------------------------------------------
@@ -405,7 +363,7 @@
   }
 
   function sync() {
-    if (!KEEPER || !GAME || sending || problem || editing !== null || !navigator.onLine) return;
+    if (sending || problem || editing !== null || !navigator.onLine) return;
     sending = true;
     var run = function () { return sendAll(); };
     var locked = navigator.locks ? navigator.locks.request("blitzboard-rounds-" + GAME, run) : run();
@@ -467,10 +425,6 @@
   });
 
   // --- when things happen -----------------------------------------------------------------------------
-  document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.xhr && event.detail.xhr.status) heardNow();
-  });
-  document.addEventListener("htmx:sseOpen", heardNow);
   document.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.elt && event.detail.elt.id === "game") {
       keepState();
@@ -478,31 +432,7 @@
       panel();
     }
   });
-  window.addEventListener("online", function () {
-    notice();
-    B.refresh();  // catch up at once; the event stream reconnects by itself
-    sync();
-  });
-  window.addEventListener("offline", function () {
-    notice();
-    panel();
-  });
-
-  function start() {
-    store("pages", "readonly", function (s) { return s.get(PAGE); }).then(function (kept) {
-      // A copy from the page's first load: the state this phone saw last goes over it.
-      if (kept && !contacted && kept.version > version()) {
-        heard = Math.max(heard, kept.heard);
-        swapGame(kept.html);
-      } else if (kept && !contacted) {
-        heard = Math.max(heard, kept.heard);
-      }
-    }, noop).then(function () {
-      notice();
-      keepState();
-      return show();
-    }).then(sync);
-  }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  window.addEventListener("online", sync);
+  window.addEventListener("offline", panel);
+  show().then(sync);
 })();
