@@ -333,8 +333,19 @@
   document.addEventListener("DOMContentLoaded", offlineNotice);
 
   // What static/rounds.js (the scorekeeper's rounds kept offline) uses of this file.
+  // roundStart(): the running round's "Blitz!" in the server's clock and in this page's ({at, local}),
+  // or null; endRound(): this page stops its round timer (a round kept offline ended it).
   window.blitzboard = {
     phrase: phrase, signed: signed, number: number, refresh: refresh, requestError: requestError, heardNow: heardNow,
+    roundStart: function () { return round.key === null ? null : { at: round.key, local: round.blitzLocal }; },
+    endRound: function () {
+      stopRound();
+      var box = document.getElementById("round-timer");
+      if (!box) return;
+      box.classList.remove("running", "counting");
+      box.querySelector("#countdown").textContent = "";
+      box.querySelector("#round-clock").textContent = "";
+    },
   };
 
   // The service worker (static/sw.js, served as /sw.js): pages opened before open again offline.

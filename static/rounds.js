@@ -68,9 +68,6 @@
   // --- the page ---------------------------------------------------------------------------------------
   function game() { return document.getElementById("game"); }
   function version() { return Number(game().dataset.version); }
-  function swapGame(html) {
-    htmx.swap(game(), html, { swapStyle: "outerHTML" });
-  }
   // The state this page shows, for the service worker to open it with offline (a save's answer is a
   // post, which the worker does not read).
   function keepState() {
@@ -171,7 +168,7 @@
       box.appendChild(button(B.phrase("keep_both"), "keep-both"));
       box.appendChild(button(B.phrase("discard_mine"), "discard-all"));
     } else if (problem && problem.kind === "refused") {
-      box.appendChild(button(B.phrase("edit_round"), "edit"));
+      if (roundForm(document.querySelector("#round-entry form"))) box.appendChild(button(B.phrase("edit_round"), "edit"));
       box.appendChild(button(B.phrase("discard_round"), "discard-one"));
     }
   }
@@ -223,8 +220,36 @@
     return { fields: fields, points: points };
   }
 
+  // One read-write transaction over this game's queue (so two tabs never write from stale copies):
+  // `change(rows, store)` puts or deletes.
+  function rewrite(change) {
+    return store("rounds", "readwrite", function (s) {
+      var request = s.index("game").getAll(GAME);
+      request.onsuccess = function () {
+        change((request.result || []).sort(function (a, b) { return a.id - b.id; }), s);
+      };
+    });
+  }
+
+  // The version the game is at as far as this page knows: what it shows, or what the last round it
+  // sent left (its answer comes before the page's refresh does).
+  var lastSaved = 0;
+  function known() { return Math.max(version(), lastSaved); }
+
+  // When the round being kept started and how long it took, from the page's round timer (app.js):
+  // sent with it, so its time is the table's, not that of its arrival.
+  function timing() {
+    var start = app.roundStart && app.roundStart();
+    if (!start || Date.now() < start.local) return {};
+    app.endRound();  // the next round starts with its own "Start round"
+    return { started_at_ms: String(start.at), duration_s: String(Math.floor((Date.now() - start.local) / 1000)) };
+  }
+
   // Keep the form's round in the queue. `sent`: it was sent and no answer came (it may have arrived):
   // kept with the request id and version it was sent with, so sending it again can't count it twice.
+  // The form is cleared at once (a second tap can't keep the same round twice); the rounds are kept one
+  // after the other, each expecting the version after the one before it.
+  var keeping = Promise.resolve();
   function keepRound(form, sent) {
     var read = readCounts(form);
     if (read.error) {
@@ -237,25 +262,32 @@
       action: form.getAttribute("action"),
       csrf: form.elements.csrf.value,
       request_id: sent ? form.elements.request_id.value : newId(),
-      version: sent ? Number(form.elements.version.value) : version() + pending.length,
       fields: read.fields,
+      timing: sent ? {} : timing(),
       points: read.points,
       kept_at: Date.now(),
     };
-    if (editing !== null) {  // an edited round goes back to its place in the queue, first
-      entry.id = editing.id;
-      entry.version = editing.version;
-    }
-    store("rounds", "readwrite", function (s) { return s.put(entry); }).then(function () {
-      form.elements.request_id.value = newId();  // the next round is another request
-      form.querySelectorAll("input.num").forEach(function (input) {
-        input.value = "";
-        input.removeAttribute("aria-invalid");
+    var sentVersion = Number(form.elements.version.value), edited = editing;
+    form.elements.request_id.value = newId();  // the next round is another request
+    form.querySelectorAll("input.num").forEach(function (input) {
+      input.value = "";
+      input.removeAttribute("aria-invalid");
+    });
+    form.querySelectorAll("[data-points]").forEach(function (out) { out.textContent = ""; });
+    var error = document.getElementById("round-error");
+    if (error) error.remove();
+    keeping = keeping.then(function () {
+      return rewrite(function (rows, s) {
+        if (edited) {  // an edited round goes back to its place in the queue, first
+          entry.id = edited.id;
+          entry.version = edited.version;
+        } else {
+          entry.version = sent ? sentVersion : rows.length ? rows[rows.length - 1].version + 1 : known();
+        }
+        s.put(entry);
       });
-      form.querySelectorAll("[data-points]").forEach(function (out) { out.textContent = ""; });
-      var error = document.getElementById("round-error");
-      if (error) error.remove();
-      if (editing !== null) {
+    }).then(function () {
+      if (edited) {
         editing = null;
         problem = null;
       }
@@ -263,10 +295,14 @@
       return show();
     }).then(function () {
       var first = form.querySelector("input.num");
-      if (first) first.focus();
+      if (first && form.isConnected) first.focus();
       sync();
     }, function () {
-      B.requestError(B.phrase("offline"));  // IndexedDB refused (private mode, full): nothing kept
+      // IndexedDB refused (private mode, storage full): nothing kept, the counts back in the form.
+      Object.keys(entry.fields).forEach(function (name) {
+        if (form.elements[name]) form.elements[name].value = entry.fields[name];
+      });
+      B.requestError(B.phrase("offline"));
     });
   }
 
@@ -316,49 +352,64 @@
     body.set("version", String(entry.version));
     body.set("request_id", entry.request_id);
     Object.keys(entry.fields).forEach(function (name) { body.set(name, entry.fields[name]); });
+    Object.keys(entry.timing || {}).forEach(function (name) { body.set(name, entry.timing[name]); });
+    // A request that hangs gives up (and is sent again later: the request id makes that safe).
+    var abort = window.AbortController ? new AbortController() : null;
+    var timer = abort && setTimeout(function () { abort.abort(); }, 20000);
     return fetch(entry.action, {
       method: "POST",
       body: body,
       credentials: "same-origin",
       headers: { "HX-Request": "true" },
+      signal: abort ? abort.signal : undefined,
     }).then(function (response) {
-      return response.text().then(function (html) { return { status: response.status, html: html }; });
+      return response.text().then(function (html) {
+        clearTimeout(timer);
+        return { status: response.status, html: html, redirected: response.redirected };
+      });
+    }, function (error) {
+      clearTimeout(timer);
+      throw error;
     });
   }
 
-  // Oldest first, one at a time; stops at the first that can't go (no connection, a conflict, a refusal).
+  // Oldest first, one at a time; stops at the first that can't go (no connection, a conflict, a
+  // refusal). The page then asks for the game as it now is (app.js's refresh, which keeps a round
+  // being typed and never goes back to an older game).
   function sendAll() {
-    var last = null;
+    var sent = false;
     function next() {
       return queued().then(function (rows) {
         pending = rows;
         if (!rows.length || problem) return;
         var entry = rows[0];
         return sendOne(entry).then(function (answer) {
-          heardNow();
-          if (answer.status === 200) {
-            last = answer.html;
+          var now = answeredVersion(answer.html);
+          if (answer.status === 200 && !answer.redirected && now !== null) {
+            heardNow();
+            sent = true;
+            lastSaved = Math.max(lastSaved, now);
             retryMs = 2000;
             return store("rounds", "readwrite", function (s) { return s["delete"](entry.id); }).then(next);
           }
-          if (answer.status >= 500 || answer.status === 429) {
-            later();
+          if (answer.status >= 500 || answer.status === 429 || now === null && answer.status < 400) {
+            later();  // busy, or not our answer (a proxy's page): the same request goes again later
             return;
           }
-          var now = answeredVersion(answer.html);
+          heardNow();
+          sent = true;
           if (now !== null && now !== entry.version) {
-            problem = { kind: "conflict", id: entry.id, text: B.phrase("conflict") };
+            problem = { kind: "conflict", id: entry.id, now: now, text: B.phrase("conflict") };
           } else {
             problem = { kind: "refused", id: entry.id, text: B.phrase("refused", { reason: reason(answer.html, answer.status) }) };
           }
-          if (now !== null) last = answer.html;  // the game as it now is: "theirs"
         }, function () {
           later();  // no answer: the same request id goes again
         });
       });
     }
     return next().then(function () {
-      if (last) swapGame(last);
+      if (sent) app.refresh();
     });
   }
 
@@ -370,6 +421,9 @@
     Promise.resolve(locked).catch(noop).then(function () {
       sending = false;
       return show();
+    }).then(function () {
+      // A round kept while these were being sent: its own sync found this one busy.
+      if (pending.length && !problem && !retryTimer) sync();
     });
   }
 
@@ -378,25 +432,25 @@
     var action = event.target.closest("[data-queue-action]");
     if (!action) return;
     var what = action.dataset.queueAction;
-    if (what === "keep-both") {
+    if (what === "keep-both" && problem) {
       // Mine after theirs: each round gets the version the game will be at, and a new request id.
-      var base = version();
-      store("rounds", "readwrite", function (s) {
-        pending.forEach(function (entry, at) {
+      var base = Math.max(known(), problem.now || 0);
+      rewrite(function (rows, s) {
+        rows.forEach(function (entry, at) {
           entry.version = base + at;
           entry.request_id = newId();
           s.put(entry);
         });
       }).then(function () { problem = null; sync(); }, noop);
     } else if (what === "discard-all") {
-      store("rounds", "readwrite", function (s) {
-        pending.forEach(function (entry) { s["delete"](entry.id); });
+      rewrite(function (rows, s) {
+        rows.forEach(function (entry) { s["delete"](entry.id); });
       }).then(function () { problem = null; return show(); }, noop);
     } else if (what === "discard-one" && problem) {
       // The refused round is the first: those after it now expect the game one version earlier.
       var gone = problem.id;
-      store("rounds", "readwrite", function (s) {
-        pending.forEach(function (entry) {
+      rewrite(function (rows, s) {
+        rows.forEach(function (entry) {
           if (entry.id === gone) {
             s["delete"](entry.id);
           } else {

@@ -49,31 +49,40 @@ self.addEventListener("install", function (event) {
 
 self.addEventListener("activate", function (event) {
   event.waitUntil(
-    caches.keys().then(function (names) {
+    self.clients.claim().then(function () { return caches.keys(); }).then(function (names) {
       var old = names.filter(function (name) {
         return name.indexOf(PREFIX) === 0 && [STATIC_CACHE, PAGE_CACHE, LATEST_CACHE].indexOf(name) < 0;
       });
       return refetchPages(old)
         .then(function () { return Promise.all(old.map(function (name) { return caches.delete(name); })); });
-    }).then(function () { return self.clients.claim(); })
+    })
   );
 });
 
-// The pages an older worker kept, fetched again for this deployment (best effort: one that fails stays
-// unkept until it is opened again).
+// The pages an older worker kept, fetched again for this deployment, one after the other (best effort:
+// one that fails stays unkept until it is opened again).
 function refetchPages(oldCaches) {
   var pages = oldCaches.filter(function (name) { return name.indexOf(PREFIX + "pages-") === 0; });
-  return Promise.all(pages.map(function (name) {
-    return caches.open(name).then(function (cache) { return cache.keys(); }).then(function (requests) {
-      return Promise.all(requests.map(function (request) {
-        return fetch(request.url, { credentials: "same-origin" }).then(keep, function () {});
-      }));
+  return pages.reduce(function (done, name) {
+    return done.then(function () {
+      return caches.open(name).then(function (cache) { return cache.keys(); }).then(function (requests) {
+        return requests.reduce(function (before, request) {
+          return before.then(function () {
+            return fetch(request.url, { credentials: "same-origin" }).then(keep, function () {});
+          });
+        }, Promise.resolve());
+      });
     });
-  }));
+  }, Promise.resolve());
 }
 
-// Keep a copy of a page the server allows to be kept (a promise: kept, or not).
+// Keep a copy of a page the server allows to be kept (a promise: kept, or not). A kept address that now
+// answers "not allowed", "not found" or "gone" (the game handed over or deleted) loses its copy.
 function keep(response) {
+  if (response && response.type === "basic" && [403, 404, 410].indexOf(response.status) >= 0 &&
+      keptAddress(new URL(response.url))) {
+    return forget(pageKey(new URL(response.url)));
+  }
   if (!response || response.status !== 200 || response.type !== "basic" || response.redirected) return Promise.resolve();
   if (response.headers.get("Blitzboard-Offline") !== "keep" || !keptAddress(new URL(response.url))) return Promise.resolve();
   var headers = new Headers(response.headers);
@@ -95,11 +104,20 @@ function versionOf(html) {
   return found ? Number(found[1]) : -1;
 }
 
-// Keep a page's latest #game fragment (its HTML), with when.
+// Keep a page's latest #game fragment (its HTML), with when; never an older one over a newer.
 function keepLatest(key, html) {
   return caches.open(LATEST_CACHE).then(function (cache) {
-    return cache.put(key, new Response(html, { headers: { "Blitzboard-Kept-At": String(Date.now()) } }));
+    return cache.match(key).then(function (before) { return before ? before.text() : ""; }).then(function (old) {
+      if (old && versionOf(old) > versionOf(html)) return;
+      return cache.put(key, new Response(html, { headers: { "Blitzboard-Kept-At": String(Date.now()) } }));
+    });
   }).catch(function () {});
+}
+
+function forget(key) {
+  return Promise.all([PAGE_CACHE, LATEST_CACHE].map(function (name) {
+    return caches.open(name).then(function (cache) { return cache["delete"](key); });
+  })).catch(function () {});
 }
 
 // A kept page, with the latest #game it showed, marked as a copy (with when) for app.js; its own
@@ -130,8 +148,10 @@ function keptCopy(url) {
 self.addEventListener("message", function (event) {
   var data = event.data || {};
   if (!event.source || typeof data.latest !== "string" || typeof data.html !== "string") return;
-  var url = new URL(data.latest, self.location.origin);
-  if (url.origin !== self.location.origin || !keptAddress(new URL(url.pathname, url.origin))) return;
+  var url = new URL(data.latest, self.location.origin), from = new URL(event.source.url);
+  // Only a page of this site, for itself.
+  if (url.origin !== self.location.origin || from.origin !== url.origin || from.pathname !== url.pathname) return;
+  if (!keptAddress(new URL(url.pathname, url.origin))) return;
   event.waitUntil(keepLatest(pageKey(url), data.html));
 });
 

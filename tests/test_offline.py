@@ -151,3 +151,22 @@ def test_a_kept_round_the_rules_refuse_answers_the_version_it_was_sent_with(clie
     assert response.status_code == 409
     assert answered_version(response) == 2  # rounds.js: the version it sent, so refused, with the reason
     assert html(response).select_one("#round-error").get_text(strip=True)
+
+
+@pytest.mark.parametrize(
+    ("timing", "expected"),
+    [
+        ({"started_at_ms": "1796050000000", "duration_s": "95"}, ("2026-11-30T14:46:40Z", 95)),
+        ({}, (None, None)),  # no timer ran: untimed
+        ({"started_at_ms": "1796050000000", "duration_s": "99999"}, (None, None)),  # past 6 hours: left out
+        ({"started_at_ms": "99999999999999999", "duration_s": "5"}, (None, None)),  # no such year: left out
+        ({"started_at_ms": "１２３", "duration_s": "5"}, (None, None)),  # not ASCII digits: left out
+        ({"started_at_ms": "1796050000000"}, (None, None)),  # half of it: left out
+    ],
+)
+def test_a_kept_round_brings_its_time_from_the_phone(client: TestClient, keeper, timing, expected):
+    game, csrf = keeper
+    form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="d1b2c3d4e5f6a1b2c3d4e5f6") | timing
+    assert client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"}).status_code == 200
+    (saved,) = game.get()["rounds"]
+    assert (saved["started_at"], saved["duration_s"]) == expected

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import secrets
+from datetime import UTC, datetime
+from typing import Any
 
 from app import scoring
 from app.errors import InvalidInput
 from app.i18n import N_, _, problem_text
 from app.rules.cards import BLITZ_WORDS
 from app.schemas import RoundIn, ScoreIn
+from app.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
 from app.views import GameView
 from app.web.context import RoundForm, entry_players
 from app.web.forms import FormDict
@@ -21,6 +25,23 @@ class RoundFormInvalid(Exception):
 def round_form(form: FormDict, number: int | None) -> RoundForm:
     """The round form as posted, before it is read against the game's players."""
     return RoundForm(number=number, request_id=form.get("request_id") or secrets.token_urlsafe(12))
+
+
+def kept_time(form: FormDict) -> dict[str, Any]:
+    """A round kept offline (static/rounds.js) brings its own time from the phone's round timer:
+    `started_at_ms` (its "Blitz!", ms since 1970 in the server's clock) and `duration_s`, so it is not
+    timed from the start to its late arrival. Anything else is left out (the server then times the round
+    as any save: from a start it was given, if any)."""
+    started, duration = form.get("started_at_ms", "").strip(), form.get("duration_s", "").strip()
+    if not (re.fullmatch(r"[0-9]{1,15}", started) and re.fullmatch(r"[0-9]{1,6}", duration)):
+        return {}
+    try:
+        moment = datetime.fromtimestamp(int(started) / 1000, UTC)
+    except (ValueError, OverflowError, OSError):
+        return {}
+    if not (EARLIEST_YEAR <= moment.year <= LATEST_YEAR and int(duration) <= MAX_ROUND_SECONDS):
+        return {}
+    return {"started_at": moment, "duration_s": int(duration)}
 
 
 def typed_counts(form: FormDict) -> dict[str, str]:
@@ -75,7 +96,7 @@ def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
             )
     if state.errors:
         raise RoundFormInvalid()
-    return RoundIn(scores=scores)
+    return RoundIn(scores=scores, **kept_time(form))
 
 
 def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
@@ -106,8 +127,8 @@ def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
     if state.errors:
         raise RoundFormInvalid()
     if view.rules.kind == scoring.Kind.LIVES:
-        return RoundIn(scores=scores, knocker=caller)
-    return RoundIn(scores=scores, caller=caller)
+        return RoundIn(scores=scores, knocker=caller, **kept_time(form))
+    return RoundIn(scores=scores, caller=caller, **kept_time(form))
 
 
 def _bounded(value: int) -> int:

@@ -11,10 +11,11 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import httpx
 import pytest
-from playwright.sync_api import BrowserContext, Page, Playwright, expect
+from playwright.sync_api import BrowserContext, Page, Playwright, Route, expect
 
 from app.config import ROOT
 from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE
@@ -48,6 +49,9 @@ QUEUED = """() => new Promise((resolve, reject) => {
     request.onsuccess = () => resolve(request.result.map((r) => r.fields));
   };
 })"""
+
+
+QUEUED_EMPTY = QUEUED.replace("resolve(request.result.map((r) => r.fields))", "resolve(!request.result.length)")
 
 
 @pytest.fixture
@@ -277,6 +281,59 @@ def test_discarding_after_a_conflict_keeps_the_other_keepers_game(phones: Phones
     assert page.evaluate(QUEUED) == []
 
 
+def test_a_round_the_server_refuses_is_shown_with_the_reason_and_can_be_discarded(phones: Phones, own_server: Server):
+    game = api_game(own_server, NAMES, rules={"target": 20})
+    context, page = keeper(phones, own_server, game)
+    go_offline(context, own_server)
+    fill_round(page, NAMES, [(25, 0), (5, 2)])  # Ana reaches 20: this round ends the game
+    press_save(page)
+    fill_round(page, NAMES, [(5, 0), (3, 2)])  # one round too many
+    press_save(page)
+    expect(page.locator("#offline-queue .pending-rounds li")).to_have_count(2)
+    go_online(context, own_server)
+    expect(page.locator("#offline-queue-status")).to_contain_text("Not saved: ")
+    expect(page.locator("#offline-queue-status")).to_contain_text("over")
+    expect(page.locator("#offline-queue .pending-rounds li.refused")).to_have_text(["Round 2: Ana +5 · Ben −1"])
+    expect(page.get_by_role("button", name="Edit it")).to_have_count(0)  # the game is over: no form
+    page.get_by_role("button", name="Discard it").click()
+    expect(page.locator("#offline-queue")).to_have_count(0)
+    assert server_rounds(game) == [[(25, 0, 25), (5, 2, 1)]]
+    assert page.evaluate(QUEUED) == []
+
+
+def test_a_save_whose_answer_was_lost_is_sent_again_and_counted_once(phones: Phones, server: Server):
+    game = api_game(server, NAMES)
+    page = phones.page(service_workers="block")  # (Playwright routes a page's own requests only)
+    page.goto(game.edit_url)
+    page.wait_for_url("**/score")
+    lost, posts = [], []
+
+    def lose_the_first_answer(route: Route) -> None:
+        posts.append(route.request.post_data or "")
+        if lost:
+            route.continue_()
+            return
+        lost.append(route.fetch().status)  # it reached the server, which saved it
+        route.abort("connectionreset")  # and the answer never came back
+
+    page.route("**/rounds", lose_the_first_answer)
+    fill_round(page, NAMES, [(10, 0), (5, 3)])
+    press_save(page)
+    # Kept with the request id it was sent with, and sent again: the server answers with the first save.
+    for _ in range(100):
+        if len(posts) == 2:
+            break
+        page.wait_for_timeout(100)  # (Playwright runs the route handler while it waits)
+    until(page, QUEUED_EMPTY)
+    expect(page.locator("#offline-queue")).to_have_count(0)
+    expect(page.locator(".round-count")).to_have_text("· after round 1")
+    assert lost == [200]
+    assert server_rounds(game) == [[(10, 0, 10), (5, 3, -1)]]
+    # Sent twice (the form's post, then the queue's), with the same request id: counted once.
+    ids = [dict(parse_qsl(body))["request_id"] for body in posts]
+    assert len(ids) == 2 and ids[0] == ids[1]
+
+
 def test_corrections_and_the_hand_games_are_refused_offline_with_a_message(phones: Phones, own_server: Server):
     game = api_game(own_server, NAMES)
     game.add_round([(10, 0), (5, 3)])
@@ -391,7 +448,8 @@ def test_an_update_of_the_static_files_replaces_the_cache(phones: Phones, tmp_pa
         page.goto(f"/g/{game.id}/score")  # the browser checks /sw.js: a new worker installs and takes over
         until(
             page,
-            "old => caches.keys().then(names => names.length === 2 && !names.some(n => old.includes(n)))",
+            "old => caches.keys().then(names => names.some(n => n.startsWith('blitzboard-static-'))"
+            " && !names.some(n => old.includes(n)))",
             sorted({e["cache"] for e in cached(page)}),
         )
         page.reload()
