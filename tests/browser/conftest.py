@@ -59,6 +59,16 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 
 
 @pytest.fixture
+def own_server(tmp_path: Path, server_database_url: str) -> Iterator[Server]:
+    """A server of the test's own, to stop and start again without disturbing the others."""
+    server = start_server(tmp_path, server_database_url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
 def phones(browser: Browser, server: Server) -> Iterator[Phones]:
     phones = Phones(browser, server)
     try:

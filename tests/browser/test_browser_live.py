@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.helpers import Phones, Server, api_game, fill_round, save_round, scoreboard, start_server
+from tests.browser.helpers import Phones, Server, api_game, fill_round, save_round, scoreboard
 
 pytestmark = pytest.mark.browser
 
@@ -94,16 +92,6 @@ def test_the_view_catches_up_after_going_offline(phones: Phones, server: Server)
     expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "9"])
     assert navigations == []
     assert same_document(viewer)
-
-
-@pytest.fixture
-def own_server(tmp_path: Path, server_database_url: str) -> Iterator[Server]:
-    """A server of this test's own, to stop and start again without disturbing the others."""
-    server = start_server(tmp_path, server_database_url)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_the_view_reconnects_after_the_server_went_away_and_catches_up(phones: Phones, own_server: Server):

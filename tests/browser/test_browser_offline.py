@@ -8,7 +8,6 @@ offline (so the page's navigator.onLine says so). The server comes back on the s
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
@@ -52,16 +51,6 @@ QUEUED = """() => new Promise((resolve, reject) => {
 
 
 QUEUED_EMPTY = QUEUED.replace("resolve(request.result.map((r) => r.fields))", "resolve(!request.result.length)")
-
-
-@pytest.fixture
-def own_server(tmp_path: Path, server_database_url: str) -> Iterator[Server]:
-    """A server of this test's own, to stop and start again without disturbing the others."""
-    server = start_server(tmp_path, server_database_url)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def until(page: Page, script: str, arg: Any = None) -> None:
