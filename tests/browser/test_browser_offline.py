@@ -214,6 +214,30 @@ def test_the_rounds_kept_offline_survive_restarting_the_browser(
         browser.close()
 
 
+def test_on_a_plain_http_lan_address_the_rounds_are_still_kept(playwright: Playwright, server: Server):
+    # `scripts/run --lan`: http:// on the machine's address, which browsers don't count as secure, so
+    # no service worker (README); the rounds kept while the Wi-Fi is down need none.
+    browser = playwright.chromium.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP blitzboard.lan 127.0.0.1"]
+    )
+    try:
+        context = browser.new_context(base_url=f"http://blitzboard.lan:{server.port}", **PHONE)
+        page = context.new_page()
+        game = api_game(server, NAMES)
+        page.goto(game.edit_url.replace(server.url, ""))
+        page.wait_for_url("**/score")
+        assert page.evaluate("[window.isSecureContext, 'serviceWorker' in navigator]") == [False, False]
+        context.set_offline(True)
+        fill_round(page, NAMES, [(10, 0), (5, 2)])
+        press_save(page)
+        expect(page.locator("#offline-queue .pending-rounds li")).to_have_text(["Round 1: Ana +10 · Ben +1"])
+        context.set_offline(False)
+        expect(page.locator("#offline-queue")).to_have_count(0)
+        assert server_rounds(game) == [[(10, 0, 10), (5, 2, 1)]]
+    finally:
+        browser.close()
+
+
 def test_a_round_saved_by_another_keeper_meanwhile_is_a_conflict_resolved_without_loss(
     phones: Phones, own_server: Server
 ):
