@@ -7,6 +7,7 @@ offline (so the page's navigator.onLine says so). The server comes back on the s
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -419,15 +420,20 @@ def test_the_view_page_offline_shows_its_last_state_and_catches_up(phones: Phone
     expect(viewer.locator(".round-count")).to_have_text("· after round 3")
 
 
-def test_a_page_never_opened_says_it_is_offline(phones: Phones, own_server: Server):
+def test_a_page_never_opened_says_it_is_offline_and_the_start_page_opens(phones: Phones, own_server: Server):
     game = api_game(own_server, NAMES)
     context = phones.context(own_server)
     page = context.new_page()
     page.goto("/")
     worker_ready(page)
+    page.reload()  # under the worker: the start page is kept
     go_offline(context, own_server)
     page.goto(game.view_path)
     expect(page.locator("#offline-page h1")).to_have_text("No connection")
+    # The start page, opened before, opens again.
+    page.get_by_role("link", name="Back to Blitzboard").click()
+    expect(page.get_by_role("heading", name="New game")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("data-offline-copy", re.compile(r"^[1-9]\d+$"))
 
 
 # --- a new deployment --------------------------------------------------------------------------------------
