@@ -14,11 +14,14 @@
   // --- the page's language: what this script says, and its numbers ----------------------------------
   // base.html writes the words in the page's language as JSON into <meta name="js-text"> (data, never
   // run: the CSP allows it); "{name}" in them marks where a value goes. Every page this script runs on
-  // comes from base.html, so the words are always there: the catalogs are their only copy.
+  // comes from base.html, so the words are always there: the catalogs are their only copy. The
+  // scorekeeper's page adds rounds.js's words the same way (game.html, <meta name="offline-text">).
   var TEXT = {};
-  try {
-    TEXT = JSON.parse(document.querySelector("meta[name='js-text']").content);
-  } catch (e) { /* no meta (a page not from base.html): say nothing rather than break */ }
+  document.querySelectorAll("meta[name='js-text'], meta[name='offline-text']").forEach(function (meta) {
+    try {
+      Object.assign(TEXT, JSON.parse(meta.content));
+    } catch (e) { /* unreadable: say nothing rather than break */ }
+  });
   var LANG = document.documentElement.lang || "en";
 
   function phrase(key, values) {

@@ -23,20 +23,8 @@
   var heardNow = app.heardNow;
   function noop() {}
 
-  // This file's words, in the page's language (game.html's "offline-text" meta); app.js's for the rest.
-  var TEXT = {};
-  try {
-    TEXT = JSON.parse(document.querySelector("meta[name='offline-text']").content);
-  } catch (e) { /* no words: app.js's phrase says nothing for them */ }
-  var B = {
-    phrase: function (key, values) {
-      if (!Object.prototype.hasOwnProperty.call(TEXT, key)) return app.phrase(key, values);
-      return TEXT[key].replace(/\{(\w+)\}/g, function (whole, name) {
-        return values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
-      });
-    },
-    signed: app.signed, number: app.number, requestError: app.requestError,
-  };
+  // This file's words (game.html's "offline-text" meta) are read by app.js with its own: B.phrase says them.
+  var B = app;
 
   // --- IndexedDB: "rounds", the queue ----------------------------------------------------------------
   var opened = null;

@@ -16,6 +16,7 @@ A page that shows an edit key or a handover link never carries it, and the worke
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -41,6 +42,7 @@ ICONS = [
 SHELL = ["app.css", "app.js", "rounds.js", f"vendor/{HTMX}", f"vendor/{HTMX_SSE}", "icon.svg"]
 
 
+@lru_cache(maxsize=1)
 def manifest() -> dict[str, object]:
     return {
         "name": "Blitzboard",
