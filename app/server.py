@@ -29,6 +29,7 @@ from app.logs import logging_config
 log = logging.getLogger("blitzboard.server")
 
 REQUEST_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+HEAD_TOO_LARGE = b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
 @dataclass
@@ -38,6 +39,7 @@ class ConnectionGuard:
     header_timeout: float
     per_client: int  # 0: no cap
     exempt: TrustedProxies | None  # peers never capped (trusted proxies); None: every peer is exempt
+    max_head_bytes: int = 0  # a request head still incomplete past this many bytes is refused (0: no limit)
     _open: dict[str, int] = field(default_factory=dict)
 
     def admit(self, peer: str) -> bool:
@@ -102,6 +104,15 @@ class _GuardedConnection:
         if self.cycle is not None and self.cycle is not self._cycle_seen:
             self._cycle_seen = self.cycle  # a complete head made a new request: its deadline is met
             self._disarm_head_timer()
+        elif (
+            self._head_timer is not None
+            and 0 < self.guard.max_head_bytes < self._head_bytes
+            and not self.transport.is_closing()
+        ):
+            # httptools has no limit of its own on a head's size (h11 refuses with a 400 first).
+            self._disarm_head_timer()
+            self.transport.write(HEAD_TOO_LARGE)
+            self.transport.close()
 
     def _arm_head_timer(self) -> None:
         self._disarm_head_timer()
@@ -178,6 +189,7 @@ def uvicorn_options(settings: Settings, *, host: str, port: int, workers: int, o
         header_timeout=settings.header_timeout_seconds,
         per_client=settings.max_connections_per_client,
         exempt=trusted_proxies(settings.forwarded_allow_ips),
+        max_head_bytes=settings.max_header_bytes,
     )
     return {
         "factory": True,
