@@ -20,6 +20,11 @@ from sqlalchemy import Engine, event
 from sqlmodel import Session, create_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+# PostgreSQL: a pooled connection is replaced after this many seconds (before a firewall, a proxy
+# or the server's idle timeout drops it), instead of a round trip to check it before every use; a
+# connection that died anyway fails its first statement, and the request runs once more (a write:
+# app.writes; a GET or HEAD: app.errors_http).
+POOL_RECYCLE_S = 300
 # The execution option a write transaction sets on its connection before BEGIN (see begin_write).
 WRITE_OPTION = "blitzboard_write"
 
@@ -34,7 +39,7 @@ def make_engine(url: str, *, synchronous: str = "FULL", busy_timeout_ms: int | N
         # psycopg 3 is the driver we install; plain postgresql:// would ask SQLAlchemy for psycopg2.
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     if not is_sqlite(url):
-        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        return create_engine(url, pool_recycle=POOL_RECYCLE_S, pool_size=10, max_overflow=20)
 
     if busy_timeout_ms is None:
         busy_timeout_ms = SQLITE_BUSY_TIMEOUT_MS

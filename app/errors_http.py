@@ -7,6 +7,9 @@ an access line with no status. This middleware sits inside SecurityHeaders and A
 - database trouble (a lost connection, SQLite's lock still held after the busy timeout, a full
   pool) is a 503 with Retry-After: trying again shortly is the right thing for the client to do;
 - anything else is a 500;
+- except that a GET or HEAD whose database connection turned out dead (PostgreSQL's pool no longer
+  pings a connection before each use: app.db) runs once more, on a new connection, when nothing
+  of its answer was sent yet;
 
 as problem+json under /api and the HTML error page elsewhere, both naming the request id. Each is
 logged once, as one short line with the request id; the traceback only at DEBUG.
@@ -30,6 +33,7 @@ from app.problems import problem
 from app.requestid import request_id_of
 
 error_log = logging.getLogger("blitzboard.errors")
+db_log = logging.getLogger("blitzboard.db")
 
 RETRY_AFTER_SECONDS = 5
 
@@ -54,6 +58,18 @@ def is_database_trouble(error: BaseException) -> bool:
             return True
         current = current.__cause__ or current.__context__
         seen += 1
+    return False
+
+
+def connection_dropped(error: BaseException) -> bool:
+    """The database connection died under the request (the pool has dropped it and its peers)."""
+    current: BaseException | None = error
+    for _seen in range(5):
+        if current is None:
+            return False
+        if isinstance(current, sa_exc.DBAPIError) and current.connection_invalidated:
+            return True
+        current = current.__cause__ or current.__context__
     return False
 
 
@@ -104,24 +120,56 @@ class ServerErrors:
                 started = True
             await send(message)
 
+        if scope["method"] not in ("GET", "HEAD"):
+            try:
+                await self.app(scope, receive, send_and_note)
+            except Exception as error:
+                await self._failed(scope, receive, send, error, started)
+            return
+        received: list[Message] = []
+
+        async def receive_and_keep() -> Message:
+            message = await receive()
+            received.append(message)
+            return message
+
+        async def receive_again() -> Message:
+            # The second run reads what the first one read (a GET's empty body), then the rest.
+            return received.pop(0) if received else await receive()
+
         try:
-            await self.app(scope, receive, send_and_note)
+            await self.app(scope, receive_and_keep, send_and_note)
+            return
         except Exception as error:
-            status = 503 if is_database_trouble(error) else 500
-            request_id = request_id_of(scope)
-            error_log.error(
-                '%s "%s %s" request_id=%s %s',
-                status,
+            if started or not connection_dropped(error):
+                await self._failed(scope, receive, send, error, started)
+                return
+            db_log.info(  # not an error: it is answered as if nothing happened
+                '"%s %s" lost its database connection; running it again',
                 scope["method"],
                 loggable(redact(scope["path"])),
-                request_id,
-                _short(error),
             )
-            error_log.debug("Traceback of request_id=%s", request_id, exc_info=error)
-            if started:
-                return  # half an answer is already out; the server closes the connection
-            response = self._answer(scope, status, request_id)
-            await response(scope, receive, send)
+        try:
+            await self.app(scope, receive_again, send_and_note)
+        except Exception as error:
+            await self._failed(scope, receive, send, error, started)
+
+    async def _failed(self, scope: Scope, receive: Receive, send: Send, error: Exception, started: bool) -> None:
+        status = 503 if is_database_trouble(error) else 500
+        request_id = request_id_of(scope)
+        error_log.error(
+            '%s "%s %s" request_id=%s %s',
+            status,
+            scope["method"],
+            loggable(redact(scope["path"])),
+            request_id,
+            _short(error),
+        )
+        error_log.debug("Traceback of request_id=%s", request_id, exc_info=error)
+        if started:
+            return  # half an answer is already out; the server closes the connection
+        response = self._answer(scope, status, request_id)
+        await response(scope, receive, send)
 
     def _answer(self, scope: Scope, status: int, request_id: str) -> Response:
         detail = _detail(status, request_id, api=scope["path"].startswith("/api/"))

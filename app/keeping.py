@@ -9,7 +9,6 @@ from app.db import begin_write, serial_writes
 from app.errors import HandoverRefused
 from app.handover import handover_problem
 from app.idempotency import ROTATE, Idempotency
-from app.live_pg import notify_in_transaction
 from app.models import DeletedGame, Game
 from app.removal import creation_records, remove_games
 from app.security import Credential, hash_key, new_edit_key
@@ -105,7 +104,6 @@ class Keeping(WriteTransactions):
                     last = game.version + 1
                     remove_games(session, [game_id], creations)
                     session.merge(DeletedGame(id=game_id))  # an id deleted before (ids are never reused)
-                    notify_in_transaction(session, game_id, last)
                     self._committing = True
                     session.commit()
                 except BaseException:

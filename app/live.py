@@ -10,13 +10,14 @@ game again. A subscription keeps only the latest start too; the start is also st
 a page that missed it sees the running round when it next reads the game.
 
 In-process by default. With PostgreSQL (several server processes) see app.live_pg, which carries
-the same message through LISTEN/NOTIFY and hands it to this broker in every process.
+the same message through LISTEN/NOTIFY and hands it to this broker in every process: the broker's
+`relay` (set by app.live_pg's notifier) hears every publish, after the COMMIT it follows.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 
@@ -58,6 +59,9 @@ class Broker:
     def __init__(self) -> None:
         self._subscriptions: dict[str, set[Subscription]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Called on the server's loop with every publish (game, version, start): the PostgreSQL
+        # notifier (app.live_pg) passes it on to the other processes.
+        self.relay: Callable[[str, int, int | None], None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Attach to the server's event loop (at startup); publish() may then be called from any thread."""
@@ -73,9 +77,14 @@ class Broker:
         except RuntimeError:
             running = None
         if running is loop:
-            self.deliver(game_id, version, start)
+            self._announce(game_id, version, start)
         else:
-            loop.call_soon_threadsafe(self.deliver, game_id, version, start)
+            loop.call_soon_threadsafe(self._announce, game_id, version, start)
+
+    def _announce(self, game_id: str, version: int, start: int | None) -> None:
+        self.deliver(game_id, version, start)
+        if self.relay is not None:
+            self.relay(game_id, version, start)
 
     def deliver(self, game_id: str, version: int, start: int | None = None) -> None:
         for subscription in self._subscriptions.get(game_id, ()):

@@ -1,8 +1,13 @@
 """Live updates across server processes with PostgreSQL LISTEN/NOTIFY.
 
-A write sends NOTIFY inside its own transaction (PostgreSQL delivers it only if and when the
-transaction commits, so no listener hears of a change that was rolled back). Every server process
-LISTENs on one channel and hands each "game_id:version" to its in-process Broker, which wakes the
+A write's notice is sent after its COMMIT, never inside its transaction: PostgreSQL serialises the
+commits of transactions that notify (one global lock), so a NOTIFY in every save would make the
+saves of different games commit one at a time. Each process has a `PostgresNotifier`, the broker's
+relay: every publish (made after a COMMIT) is queued, the latest version per game kept, and sent in
+one statement on a connection of its own, off the request's path. A crash between the COMMIT and the
+notice loses only a live update in the other processes, and a viewer's next (re)connect reads the
+version. A notice that could not be sent (the connection dropped) is sent again once the notifier
+has reconnected. Every server process LISTENs on one channel and hands each "game_id:version" to its in-process Broker, which wakes the
 event streams of that game; they then read the state from the database. A round's start travels as
 "game_id:version:blitz_ms" (its "Blitz!" in ms since 1970), so every process's streams send it at once. When the listening
 connection drops, the listener reconnects and re-reads the version of every game that has open
@@ -16,8 +21,6 @@ import contextlib
 import logging
 
 import psycopg
-from sqlalchemy import text
-from sqlmodel import Session
 
 from app.live import Broker
 
@@ -25,12 +28,9 @@ CHANNEL = "blitzboard_games"
 log = logging.getLogger("blitzboard.live")
 
 
-def notify_in_transaction(session: Session, game_id: str, version: int, start: int | None = None) -> None:
-    """Queue the change notice in the session's transaction (PostgreSQL only; a no-op elsewhere).
-    `start`: a round start's "Blitz!" (ms since 1970), announced with this version."""
-    if session.get_bind().dialect.name == "postgresql":
-        payload = f"{game_id}:{version}" + (f":{start}" if start else "")
-        session.exec(text("SELECT pg_notify(:channel, :payload)").bindparams(channel=CHANNEL, payload=payload))
+def notice(game_id: str, version: int, start: int | None = None) -> str:
+    """A notice's payload; `start`: a round start's "Blitz!" (ms since 1970), announced with this version."""
+    return f"{game_id}:{version}" + (f":{start}" if start else "")
 
 
 def parse_notice(payload: str) -> tuple[str, int, int | None] | None:
@@ -96,3 +96,71 @@ class PostgresListener:
         versions = await asyncio.to_thread(self.versions_of, games)
         for game_id, version in versions.items():
             self.broker.deliver(game_id, version)
+
+
+class PostgresNotifier:
+    """Sends the notices of this process's saves, after their COMMIT, on a connection of its own.
+
+    `send` is the broker's relay (called on the server's loop): it keeps the latest version per game
+    (with the latest round start), and the task sends what is waiting in one statement. A batch that
+    fails goes back to wait for the next connection, unless newer versions came meanwhile.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = libpq_url(url)
+        self._pending: dict[str, tuple[int, int | None]] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self.sent = 0  # notices sent (tests read it)
+
+    def send(self, game_id: str, version: int, start: int | None = None) -> None:
+        waiting = self._pending.get(game_id)
+        if waiting is not None:
+            if waiting[0] > version:
+                return
+            start = start or waiting[1]
+        self._pending[game_id] = (version, start)
+        self._wake.set()
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="blitzboard-pg-notifier")
+
+    async def stop(self) -> None:
+        if self._task:
+            if self._pending:  # what the last saves published: a moment to send it
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._drained(), 1)
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _drained(self) -> None:
+        while self._pending:
+            await asyncio.sleep(0.01)
+
+    async def _run(self) -> None:
+        delay = 0.5
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as conn:
+                    delay = 0.5
+                    while True:
+                        await self._wake.wait()
+                        self._wake.clear()
+                        batch, self._pending = self._pending, {}
+                        try:
+                            await conn.execute(
+                                "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
+                                (CHANNEL, [notice(g, v, s) for g, (v, s) in batch.items()]),
+                            )
+                        except BaseException:
+                            for game_id, (version, start) in batch.items():
+                                self.send(game_id, version, start)  # back in line (newer ones win)
+                            raise
+                        self.sent += len(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database restarted, the network dropped...
+                log.warning("live updates: lost the PostgreSQL notifier's connection (%s); reconnecting", error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10)

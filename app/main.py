@@ -19,7 +19,7 @@ from app.headers import SecurityHeaders
 from app.i18n import Languages, load_catalogs
 from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
-from app.live_pg import PostgresListener
+from app.live_pg import PostgresListener, PostgresNotifier
 from app.logs import LogFormat, formatter
 from app.metrics import CountRequests, Metrics
 from app.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
@@ -97,20 +97,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.collect()
             gc.freeze()
             gc.set_threshold(50_000, 20, 20)
-        listener = None
+        listener = notifier = None
         if app.state.engine.dialect.name == "postgresql":
-            # Several server processes share one database: hear each other's saves.
-            listener = PostgresListener(
-                app.state.engine.url.render_as_string(hide_password=False),
-                app.state.broker,
-                partial(current_versions, app.state.engine),
-            )
+            # Several server processes share one database: tell each other of their saves (after
+            # each COMMIT, by the broker's relay) and hear the others'.
+            url = app.state.engine.url.render_as_string(hide_password=False)
+            notifier = PostgresNotifier(url)
+            app.state.broker.relay = notifier.send
+            await notifier.start()
+            listener = PostgresListener(url, app.state.broker, partial(current_versions, app.state.engine))
             await listener.start()
         try:
             yield
         finally:
             if listener:
                 await listener.stop()
+            if notifier:
+                app.state.broker.relay = None
+                await notifier.stop()
             app.state.engine.dispose()
             quiet_repeats()
 

@@ -34,7 +34,6 @@ from app.errors import (
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, ROTATE, WRITE, Idempotency, Replays
 from app.live import Broker
-from app.live_pg import notify_in_transaction
 from app.models import CardTable, Game, Person, Player, utcnow
 from app.names import clean_name, name_key, table_name_problem
 from app.roster import (
@@ -223,7 +222,6 @@ class Tables:
                 game.version += 1
                 game.updated_at = utcnow()
                 self.session.add(game)
-                notify_in_transaction(self.session, game.id, game.version)
                 changed.append((game.id, game.version))
 
         outcome = self._write(table_id, credential, change, **options)

@@ -3,8 +3,9 @@
 One transaction per change: the write lock (BEGIN IMMEDIATE on SQLite, the game's row lock on
 PostgreSQL), the edit key checked, a repeated Idempotency-Key answered with the first answer (a key
 rotation's replay looked up before the key check), If-Match checked, the change (asked of
-app.scoring by the use case), the version bumped, the replay record kept, NOTIFY, COMMIT, and only
-then "game X is at version N" published. Run once more when the connection drops before COMMIT.
+app.scoring by the use case), the version bumped, the replay record kept, COMMIT, and only then
+"game X is at version N" published (on PostgreSQL the other processes hear it by a NOTIFY sent after
+the COMMIT: app.live_pg). Run once more when the connection drops before COMMIT.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
 from app.i18n import _
 from app.idempotency import ROTATE, WRITE, Idempotency, Replays, restore, snapshot
 from app.live import Broker
-from app.live_pg import notify_in_transaction
 from app.models import Game, IdempotencyRecord, utcnow
 from app.results import record_results
 from app.sealing import SealBroken, Sealer
@@ -216,7 +216,6 @@ class WriteTransactions:
                             game_id=game_id,
                         )
                     start_ms = epoch_ms(game.round_started_at) if starts_round and game.round_started_at else None
-                    notify_in_transaction(session, game_id, game.version, start_ms)
                     self._committing = True
                     session.commit()
                 except BaseException as error:

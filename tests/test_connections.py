@@ -1,0 +1,168 @@
+"""A database connection that died is replaced without a 500, and other processes hear of a save
+after its COMMIT (issue 18): PostgreSQL's pool no longer pings a connection before each use, so a
+GET that meets a dead one runs once more on a new one, and a write runs again (app.writes); the
+NOTIFY that tells other processes of a save is sent after the COMMIT, outside the save's transaction."""
+
+from __future__ import annotations
+
+import time
+
+import psycopg
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
+
+from app.games import Games
+from app.live_pg import CHANNEL, PostgresNotifier, notice, parse_notice
+from tests.helpers import API, SMALL_ROUND, assert_problem, on_postgres
+
+postgres_only = pytest.mark.skipif(not on_postgres(), reason="needs PostgreSQL; runs in the PostgreSQL pass")
+
+
+def dropped() -> sa_exc.DBAPIError:
+    return sa_exc.DBAPIError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True)
+
+
+def test_a_get_whose_connection_died_runs_once_more(client: TestClient, make_game, monkeypatch):
+    game = make_game()
+    real_get, calls = Games.get, []
+
+    def flaky(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise dropped()
+        return real_get(self, *args, **kwargs)
+
+    monkeypatch.setattr(Games, "get", flaky)
+    response = client.get(f"{API}/games/{game.id}")
+    assert response.status_code == 200, response.text
+    assert response.json()["id"] == game.id
+    assert len(calls) == 2
+
+
+def test_a_get_whose_connection_dies_twice_is_a_503(client: TestClient, make_game, monkeypatch):
+    game = make_game()
+    calls = []
+
+    def dead(self, *args, **kwargs):
+        calls.append(1)
+        raise dropped()
+
+    monkeypatch.setattr(Games, "get", dead)
+    assert_problem(client.get(f"{API}/games/{game.id}"), 503)
+    assert len(calls) == 2
+
+
+def test_other_database_trouble_on_a_get_is_not_run_again(client: TestClient, make_game, monkeypatch):
+    game = make_game()
+    calls = []
+
+    def locked(self, *args, **kwargs):
+        calls.append(1)
+        raise sa_exc.OperationalError("SELECT 1", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(Games, "get", locked)
+    assert_problem(client.get(f"{API}/games/{game.id}"), 503)
+    assert len(calls) == 1
+
+
+def test_a_post_is_not_run_again_by_the_error_handler(client: TestClient, make_game, monkeypatch):
+    """Writes have their own retry, which knows whether COMMIT was reached (app.writes)."""
+    game = make_game()
+    calls = []
+
+    def dead(self, *args, **kwargs):
+        calls.append(1)
+        raise dropped()
+
+    monkeypatch.setattr(Games, "add_round", dead)
+    assert_problem(game.add_round(SMALL_ROUND), 503)
+    assert len(calls) == 1
+
+
+def test_a_notice_reads_back_as_sent():
+    assert parse_notice(notice("abc", 7)) == ("abc", 7, None)
+    assert parse_notice(notice("abc", 8, 1_700_000_000_000)) == ("abc", 8, 1_700_000_000_000)
+
+
+def test_the_notifier_keeps_only_the_latest_version_of_a_game_waiting():
+    notifier = PostgresNotifier("postgresql+psycopg://nowhere/none")
+    notifier.send("a", 3, 111)
+    notifier.send("a", 5)
+    notifier.send("a", 4)  # older than what waits: dropped
+    notifier.send("b", 1)
+    assert notifier._pending == {"a": (5, 111), "b": (1, None)}
+
+
+@postgres_only
+def test_the_pool_does_not_ping_and_a_dead_connection_is_replaced(client: TestClient, app: FastAPI, make_game):
+    engine = app.state.engine
+    assert not engine.pool._pre_ping
+    assert engine.pool._recycle > 0
+    game = make_game(rules={"target": 1000})
+    database = engine.url.database
+    admin_url = engine.url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        # Every idle connection of the app's pool (not the listener's or the notifier's).
+        killed = admin.execute(
+            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = %s "
+            "AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%%' AND query NOT LIKE '%%pg_notify%%'",
+            (database,),
+        ).fetchone()[0]
+    assert killed >= 1
+    assert client.get(f"{API}/games/{game.id}").status_code == 200
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = %s "
+            "AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%%' AND query NOT LIKE '%%pg_notify%%'",
+            (database,),
+        )
+    assert game.add_round(SMALL_ROUND).status_code == 201
+    assert len(game.get()["rounds"]) == 1
+
+
+@postgres_only
+def test_a_save_notifies_after_its_commit_not_inside_it(client: TestClient, app: FastAPI, make_game):
+    engine = app.state.engine
+    game = make_game(rules={"target": 1000})
+    statements: list[str] = []
+
+    def note(_conn, _cursor, statement, *_args) -> None:
+        statements.append(statement)
+
+    listen_url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(listen_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        event.listen(engine, "before_cursor_execute", note)
+        try:
+            version = game.add_round(SMALL_ROUND).json()["version"]
+        finally:
+            event.remove(engine, "before_cursor_execute", note)
+        assert statements and not any("pg_notify" in s for s in statements)
+        heard = [parse_notice(n.payload) for n in listener.notifies(timeout=10, stop_after=1)]
+    assert heard == [(game.id, version, None)]
+
+
+@postgres_only
+def test_the_notifier_sends_again_after_losing_its_connection(client: TestClient, app: FastAPI, make_game):
+    engine = app.state.engine
+    game = make_game(rules={"target": 1000})
+    game.add_round(SMALL_ROUND)  # the notifier has connected and sent once
+    admin_url = engine.url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    listen_url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    deadline = time.monotonic() + 10
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        while not admin.execute(
+            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = %s "
+            "AND query LIKE '%%pg_notify%%' AND pid <> pg_backend_pid()",
+            (engine.url.database,),
+        ).fetchone()[0]:
+            assert time.monotonic() < deadline, "the notifier's connection was not found"
+            time.sleep(0.05)
+    with psycopg.connect(listen_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        version = game.add_round(SMALL_ROUND).json()["version"]
+        heard = [parse_notice(n.payload) for n in listener.notifies(timeout=30, stop_after=1)]
+    assert heard == [(game.id, version, None)]
