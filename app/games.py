@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -229,12 +229,23 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             time = timing.saved_round_time(None if counting else pending, now, scores.started_at, scores.duration_s)
             if not counting:
                 view.game.round_started_at = None
-            round_ = Round(game_id=view.game.id, started_at=time.started_at, duration_s=time.duration_s)
-            self.session.add(round_)
-            self.session.flush()
+            # A Core insert (compiled once per process), not an ORM object flushed by the unit of work.
+            round_id = (
+                self.session.connection()
+                .execute(
+                    ROUND_INSERT,
+                    {
+                        "game_id": view.game.id,
+                        "created_at": now,
+                        "started_at": time.started_at,
+                        "duration_s": time.duration_s,
+                    },
+                )
+                .inserted_primary_key[0]
+            )
             if time.started_at is not None or time.duration_s is not None:
-                view.times[round_.id] = time
-            return [*view.played(), (round_.id, self._add_scores(round_.id, scores, view.rules))]
+                view.times[round_id] = time
+            return [*view.played(), (round_id, self._add_scores(round_id, scores, view.rules))]
 
         return self._write(
             game_id,
@@ -370,10 +381,17 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         own = CALLER_FIELD.get(rules.kind)
         if own is None:
             rows = [
-                {"round_id": round_id, "player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz}
+                {
+                    "round_id": round_id,
+                    "player_id": s.player_id,
+                    "dutch": s.dutch,
+                    "blitz": s.blitz,
+                    "hand": None,
+                    "called": False,
+                }
                 for s in data.scores
             ]
-            self.session.exec(insert(RoundScore).values(rows))
+            self._insert_scores(rows)
             return [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores]
         caller = getattr(data, own)
         rows = [
@@ -387,9 +405,16 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             }
             for s in data.scores
         ]
-        self.session.exec(insert(RoundScore).values(rows))
+        self._insert_scores(rows)
         return [scoring.Score(s.player_id, None, None, s.hand, s.player_id == caller) for s in data.scores]
 
+    def _insert_scores(self, rows: list[dict]) -> None:
+        # One Core executemany on the write's connection: its compiled form is cached, unlike a
+        # multi-row VALUES through the ORM (compiled again for every save).
+        self.session.connection().execute(RoundScore.__table__.insert(), rows)  # type: ignore[attr-defined]
+
+
+ROUND_INSERT = Round.__table__.insert()  # type: ignore[attr-defined]
 
 # The round's field that names who called Dutch or knocked, by kind (`cards` has none).
 CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam
 from sqlmodel import Session, select
 
 from app import scoring
@@ -182,36 +182,24 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
     """Games, their players and what their rounds mean: three queries however many games and rounds.
 
     Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
+    The statements are built once (module level) and take the ids as an expanding parameter.
     """
     ids = [game.id for game in games]
     players: dict[str, list[Player]] = {game_id: [] for game_id in ids}
-    for player in session.exec(select(Player).where(Player.game_id.in_(ids)).order_by(Player.seat)):
+    for player in session.exec(PLAYERS_OF, params={"ids": ids}):
         players[player.game_id].append(player)
     rounds: dict[str, list[int]] = {game_id: [] for game_id in ids}
     times: dict[int, RoundTime] = {}
-    for game_id, round_id, started_at, duration_s in session.exec(
-        select(Round.game_id, Round.id, Round.started_at, Round.duration_s)
-        .where(Round.game_id.in_(ids))
-        .order_by(Round.id)
-    ):
+    # Core statements on the session's connection: plain rows without the ORM's per-statement work.
+    connection = session.connection()
+    for game_id, round_id, started_at, duration_s in connection.execute(ROUNDS_OF, {"ids": ids}):
         rounds[game_id].append(round_id)
         if started_at is not None or duration_s is not None:
             times[round_id] = RoundTime(started_at and as_utc(started_at), duration_s)
     scores: dict[int, list[scoring.Score]] = {
         round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
     }
-    for round_id, player_id, dutch, blitz, hand, called in session.exec(
-        select(
-            RoundScore.round_id,
-            RoundScore.player_id,
-            RoundScore.dutch,
-            RoundScore.blitz,
-            RoundScore.hand,
-            RoundScore.called,
-        )
-        .join(Round, RoundScore.round_id == Round.id)
-        .where(Round.game_id.in_(ids))
-    ):
+    for round_id, player_id, dutch, blitz, hand, called in connection.execute(SCORES_OF, {"ids": ids}):
         scores[round_id].append(
             scoring.Score(player_id, dutch, blitz)
             if hand is None
@@ -221,6 +209,27 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
         scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]], times)
         for game in games
     ]
+
+
+_IDS = bindparam("ids", expanding=True)
+PLAYERS_OF = select(Player).where(Player.game_id.in_(_IDS)).order_by(Player.seat)
+ROUNDS_OF = (
+    select(Round.game_id, Round.id, Round.started_at, Round.duration_s)
+    .where(Round.game_id.in_(_IDS))
+    .order_by(Round.id)
+)
+SCORES_OF = (
+    select(
+        RoundScore.round_id,
+        RoundScore.player_id,
+        RoundScore.dutch,
+        RoundScore.blitz,
+        RoundScore.hand,
+        RoundScore.called,
+    )
+    .join(Round, RoundScore.round_id == Round.id)
+    .where(Round.game_id.in_(_IDS))
+)
 
 
 def current_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:

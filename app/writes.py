@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, select
 
@@ -34,6 +35,7 @@ from app.views import GameView, Played, load_view, missing_game, scored_view
 log = logging.getLogger("blitzboard.games")
 
 NO_TIME = RoundTime()
+LOCK_GAME = select(Game).where(Game.id == bindparam("game_id")).with_for_update()  # built once
 UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
 
 
@@ -116,7 +118,7 @@ class WriteTransactions:
 
     def _locked(self, game_id: str) -> Game:
         """The game's row, locked for this write transaction (404, or 410 for a deleted game)."""
-        game = self.session.exec(select(Game).where(Game.id == game_id).with_for_update()).first()
+        game = self.session.exec(LOCK_GAME, params={"game_id": game_id}).first()
         if game is None:
             raise missing_game(self.session, game_id)
         return game
