@@ -206,6 +206,15 @@ def report(run: Run) -> None:
     )
 
 
+EXPERIMENTS_TEXT = (
+    "The *experiment* rows are the app with one change flipped (bench/variants.py `write_queue`: "
+    f"{variants.describe('write_queue')}; the queue makes writers wait on an in-process lock instead of in "
+    "SQLite's busy handler), served beside it on a SQLite file of its own; and the app with "
+    "`synchronous=NORMAL` instead of its default FULL (NORMAL skips the fsync at each commit in WAL mode: a "
+    "crash of the process loses nothing, a power cut can lose the last acknowledged saves). "
+)
+
+
 def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
     bare = {r.clients: r for r in runs if r.target == "bare"}
     header = [
@@ -336,12 +345,9 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
         f"whichever comes first, after {WARMUP_PER_CLIENT} warm-up requests per client (so no game had more "
         f"than {max(r.max_rounds for r in runs if r.target != 'bare')} rounds by the end of its level). Latency is "
         "client-side, request written to answer read. Server CPU is the server process's user + system "
-        f"time over the level divided by requests. The *experiment* rows are the app with one change "
-        f"flipped (bench/variants.py `write_queue`: {variants.describe('write_queue')}; the queue makes "
-        "writers wait on an in-process lock instead of in SQLite's busy handler), served beside it on a "
-        "SQLite file of its own; and the app with `synchronous=NORMAL` instead of its default FULL (NORMAL "
-        "skips the fsync at each commit in WAL mode: a crash of the process loses nothing, a power cut can "
-        "lose the last acknowledged saves). The `Prefer: return=minimal` rows are the same saves with that "
+        "time over the level divided by requests. "
+        + (EXPERIMENTS_TEXT if any("experiment" in r.target or "normal" in r.target for r in runs) else "")
+        + "The `Prefer: return=minimal` rows are the same saves with that "
         "header (the answer is the new version, the standings and the round saved instead of the whole game: "
         "app/minimal.py), sent to the same server on fresh games right after the row above them; each of their "
         "answers was checked to say `Preference-Applied: return=minimal`. *answer (bytes)* is the mean size "
