@@ -1,7 +1,8 @@
 """The OpenAPI document as client generators want it, finished in one place after FastAPI builds it:
 every /api answer that can be a problem is `application/problem+json` only, every operation declares
 the 503 that database trouble gives, and the headers clients act on are declared (ETag, Location,
-Retry-After, Idempotent-Replayed), with the 304 that If-None-Match gets."""
+Retry-After, Idempotent-Replayed, and on the writes that take `Prefer` Preference-Applied and Vary),
+with the 304 that If-None-Match gets."""
 
 from __future__ import annotations
 
@@ -19,6 +20,20 @@ _ETAG = {
 _LOCATION = {
     "description": "Where the new game (or table) is read (GET).",
     "schema": {"type": "string", "format": "uri"},
+}
+# The other answers that make something: where it is changed from now on (it has no GET of its own).
+_LOCATIONS = {
+    "/api/v1/games/{game_id}/rounds": "The new round's URL, where it is corrected (PUT) or deleted (DELETE).",
+    "/api/v1/tables/{table_id}/people": "The new person's URL, where they are renamed (PATCH) or removed (DELETE).",
+}
+_PREFERENCE_APPLIED = {
+    "description": "`return=minimal` when the request's `Prefer: return=minimal` was honoured: the body is the "
+    "minimal answer (the `…Minimal` schema).",
+    "schema": {"type": "string", "enum": ["return=minimal"]},
+}
+_VARY = {
+    "description": "Names `Prefer` (the body depends on it) and `Accept-Language`.",
+    "schema": {"type": "string"},
 }
 _RETRY_AFTER = {"description": "Seconds to wait before trying again.", "schema": {"type": "integer"}}
 _REPLAYED = {
@@ -78,8 +93,12 @@ def finish(schema: dict[str, Any]) -> dict[str, Any]:
                         headers["ETag"] = _TABLE_ETAG
                     if method != "get":
                         headers["Idempotent-Replayed"] = _REPLAYED
-                if status == "201" and path in ("/api/v1/games", "/api/v1/tables"):
-                    headers["Location"] = _LOCATION
+                if status == "201" and path.startswith("/api/v1/"):
+                    where = _LOCATIONS.get(path)
+                    headers["Location"] = {**_LOCATION, "description": where} if where else _LOCATION
+                if status.startswith("2") and _takes_prefer(operation):
+                    headers["Preference-Applied"] = _PREFERENCE_APPLIED
+                    headers["Vary"] = _VARY
                 if not headers:
                     del response["headers"]
             if path == "/api/v1/games" and method == "post" and operation.get("security"):
@@ -91,6 +110,10 @@ def finish(schema: dict[str, Any]) -> dict[str, Any]:
                     "304", {"description": "Not modified: the If-None-Match ETag is current", "headers": {"ETag": etag}}
                 )
     return schema
+
+
+def _takes_prefer(operation: dict[str, Any]) -> bool:
+    return any(p.get("in") == "header" and p.get("name") == "Prefer" for p in operation.get("parameters", []))
 
 
 def finish_openapi(app: FastAPI) -> None:

@@ -23,6 +23,7 @@ from app import i18n, scoring, validation
 from app.answers import ProblemDetails
 from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong
 from app.i18n import N_, _, problem_text
+from app.jsonanswer import JSONAnswer
 from app.jsonbody import BodyProblem
 from app.ratelimit import retry_after_header, wrong_key_wait
 
@@ -77,7 +78,7 @@ def problem(
         body["errors"] = errors
     if request_id is not None:
         body["request_id"] = request_id
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
+    return JSONAnswer(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
 RULE_FIELDS = frozenset(("kind", "preset", *scoring.BOUNDS, "tie_break", "must_go_out", "end", "county"))

@@ -4,13 +4,15 @@ the same uvicorn settings, measured in the same run.
 
     .venv/bin/python bench/saves.py                 # SQLite, PostgreSQL (when it answers) and the bare endpoint
     .venv/bin/python bench/saves.py --no-postgres
+    .venv/bin/python bench/saves.py --no-experiments  # without the variants' rows (as docs/performance.md shows)
 
 Each client is one keep-alive connection sending one save after another (a closed loop: the next request
 leaves when the answer is in). Every level starts on fresh games: 96 games of 4 players, and client i
 saves to games i, i+N, i+2N, … in turn, so no two clients ever write the same game. What concurrent
 saves contend for is then the database (SQLite's single write lock; PostgreSQL's connection pool and
 commits) and the server's thread pool, not one game's row lock. Each level is bounded by a number of
-requests per client and by a time limit, whichever comes first.
+requests per client and by a time limit, whichever comes first. The app's saves are measured twice per
+level, answered whole and with `Prefer: return=minimal` (rows of their own).
 """
 
 from __future__ import annotations
@@ -61,7 +63,12 @@ LABELS = {
     "sqlite-experiment": f"save, SQLite, *experiment*: {variants.describe('write_queue')}",
     "sqlite-normal": "save, SQLite, *experiment*: `BLITZBOARD_SQLITE_SYNCHRONOUS=NORMAL` (the default is FULL)",
     "postgresql": "save, PostgreSQL",
+    "sqlite-minimal": "save, SQLite, `Prefer: return=minimal`",
+    "postgresql-minimal": "save, PostgreSQL, `Prefer: return=minimal`",
 }
+# The servers whose saves are measured twice: answered whole (the default), then minimal (a row of its own).
+MINIMAL_TOO = ("sqlite", "postgresql")
+PREFER_MINIMAL = {"Prefer": "return=minimal"}
 
 
 @dataclass
@@ -73,6 +80,7 @@ class Run:
     elapsed: float
     server_cpu: float
     max_rounds: int = 0
+    answer_bytes: float = 0.0  # the mean size of an answer's body
 
     @property
     def done(self) -> int:
@@ -96,23 +104,34 @@ class Run:
 
 
 async def closed_loop(
-    server: Server, name: str, clients: int, per_client: int, games: list[BenchGame], path_of, expect: int
+    server: Server,
+    name: str,
+    clients: int,
+    per_client: int,
+    games: list[BenchGame],
+    path_of,
+    expect: int,
+    extra: dict[str, str] | None = None,
 ) -> Run:
     """`clients` connections, each saving `per_client` times (or until the time limit)."""
     connections = [await Connection(server.host, server.port).open() for _ in range(clients)]
     own = [games[i::clients] for i in range(clients)]
     latencies: list[float] = []
+    sizes: list[int] = []
     errors = 0
 
     async def save(connection: Connection, game: BenchGame) -> float:
         nonlocal errors
         headers, body = json_body(round_body(game, game.rounds))
         headers["Authorization"] = f"Bearer {game.key}"
+        headers |= extra or {}
         started = time.perf_counter()
         answer = await connection.request("POST", path_of(game), headers, body)
         took = time.perf_counter() - started
-        if answer.status == expect:
+        # A minimal answer must say so, or the row would measure the whole answer under another name.
+        if answer.status == expect and (not extra or answer.headers.get("preference-applied") == "return=minimal"):
             game.rounds += 1
+            sizes.append(len(answer.body))
             return took
         errors += 1
         if errors <= 3:
@@ -142,7 +161,8 @@ async def closed_loop(
     cpu = server.cpu_seconds() - cpu_before
     for connection in connections:
         await connection.close()
-    return Run(name, clients, latencies, errors, elapsed, cpu, max(g.rounds for g in games))
+    size = sum(sizes) / len(sizes) if sizes else 0.0
+    return Run(name, clients, latencies, errors, elapsed, cpu, max(g.rounds for g in games), size)
 
 
 async def measure(servers: dict[str, Server], levels: list[int]) -> list[Run]:
@@ -158,14 +178,23 @@ async def measure(servers: dict[str, Server], levels: list[int]) -> list[Run]:
         for name, server in servers.items():
             if name == "bare":
                 continue
-            setup = await Connection(server.host, server.port).open()
-            games = await create_games(setup, GAMES_PER_LEVEL, players=4)
-            await setup.close()
-            run = await closed_loop(
-                server, name, clients, SAVES_PER_CLIENT[clients], games, lambda g: f"/api/v1/games/{g.id}/rounds", 201
-            )
-            runs.append(run)
-            report(run)
+            forms = [(name, None), (f"{name}-minimal", PREFER_MINIMAL)] if name in MINIMAL_TOO else [(name, None)]
+            for target, extra in forms:
+                setup = await Connection(server.host, server.port).open()
+                games = await create_games(setup, GAMES_PER_LEVEL, players=4)
+                await setup.close()
+                run = await closed_loop(
+                    server,
+                    target,
+                    clients,
+                    SAVES_PER_CLIENT[clients],
+                    games,
+                    lambda g: f"/api/v1/games/{g.id}/rounds",
+                    201,
+                    extra,
+                )
+                runs.append(run)
+                report(run)
     return runs
 
 
@@ -173,8 +202,17 @@ def report(run: Run) -> None:
     print(
         f"  {run.target:>10} · {run.clients:>2} clients: {run.done} requests in {run.elapsed:.2f} s = "
         f"{run.throughput:.0f}/s, p50 {ms(run.p50)} ms, p99 {ms(run.p99)} ms, "
-        f"server CPU {ms(run.cpu_per_request)} ms/request, {run.errors} errors"
+        f"server CPU {ms(run.cpu_per_request)} ms/request, answers of {run.answer_bytes:.0f} B, {run.errors} errors"
     )
+
+
+EXPERIMENTS_TEXT = (
+    "The *experiment* rows are the app with one change flipped (bench/variants.py `write_queue`: "
+    f"{variants.describe('write_queue')}; the queue makes writers wait on an in-process lock instead of in "
+    "SQLite's busy handler), served beside it on a SQLite file of its own; and the app with "
+    "`synchronous=NORMAL` instead of its default FULL (NORMAL skips the fsync at each commit in WAL mode: a "
+    "crash of the process loses nothing, a power cut can lose the last acknowledged saves). "
+)
 
 
 def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
@@ -188,6 +226,7 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
         "p50 (ms)",
         "p99 (ms)",
         "server CPU per request (ms)",
+        "answer (bytes)",
         "errors",
     ]
     rows = []
@@ -204,6 +243,7 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
                 ms(run.p50),
                 ms(run.p99),
                 ms(run.cpu_per_request),
+                f"{run.answer_bytes:.0f}",
                 run.errors,
             ]
         )
@@ -262,6 +302,9 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
         ratio = sqlite8.throughput / bare[8].throughput
         pg8 = next((r for r in runs if r.target == "postgresql" and r.clients == 8), None)
         pg_ratio = f", PostgreSQL {pg8.throughput / bare[8].throughput:.1%}" if pg8 else ""
+        minimal8 = next((r for r in runs if r.target == "sqlite-minimal" and r.clients == 8), None)
+        if minimal8:
+            pg_ratio += f"; with `Prefer: return=minimal` SQLite {minimal8.throughput / bare[8].throughput:.1%}"
         met = ratio >= 0.20
         targets.append(
             {
@@ -278,9 +321,10 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
                 "cost per request (FastAPI dependencies and body validation, a thread-pool hop for the database "
                 "session, SQLAlchemy's unit of work), which the constant endpoint doesn't pay",
                 "close": "20% means under 1 ms of CPU per save, below what FastAPI plus the SQLAlchemy ORM spend "
-                "on one write transaction: it would take the write path in plain SQL on one connection, answering "
-                "a save with the changed round and the totals instead of the whole game (an API change), and "
-                "a faster event loop (uvicorn[standard]: uvloop, httptools), which speeds both sides",
+                "on one write transaction: it would take the write path in plain SQL on one connection. A client "
+                "that sends `Prefer: return=minimal` gets the changed round and the totals instead of the whole "
+                "game, which saves the answer's serialization and bytes but not the game's loading and scoring "
+                "(the use case still builds the whole answer), so it matters for long games more than for these",
             }
         )
 
@@ -301,12 +345,13 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
         f"whichever comes first, after {WARMUP_PER_CLIENT} warm-up requests per client (so no game had more "
         f"than {max(r.max_rounds for r in runs if r.target != 'bare')} rounds by the end of its level). Latency is "
         "client-side, request written to answer read. Server CPU is the server process's user + system "
-        f"time over the level divided by requests. The *experiment* rows are the app with one change "
-        f"flipped (bench/variants.py `write_queue`: {variants.describe('write_queue')}; the queue makes "
-        "writers wait on an in-process lock instead of in SQLite's busy handler), served beside it on a "
-        "SQLite file of its own; and the app with `synchronous=NORMAL` instead of its default FULL (NORMAL "
-        "skips the fsync at each commit in WAL mode: a crash of the process loses nothing, a power cut can "
-        f"lose the last acknowledged saves). {pg_note}\n",
+        "time over the level divided by requests. "
+        + (EXPERIMENTS_TEXT if any("experiment" in r.target or "normal" in r.target for r in runs) else "")
+        + "The `Prefer: return=minimal` rows are the same saves with that "
+        "header (the answer is the new version, the standings and the round saved instead of the whole game: "
+        "app/minimal.py), sent to the same server on fresh games right after the row above them; each of their "
+        "answers was checked to say `Preference-Applied: return=minimal`. *answer (bytes)* is the mean size "
+        f"of an answer's body. {pg_note}\n",
         table(header, rows),
     ]
     result = {
@@ -321,6 +366,7 @@ def write(runs: list[Run], info: dict[str, str], pg_note: str) -> None:
                 "p50_ms": round(r.p50 * 1000, 2),
                 "p99_ms": round(r.p99 * 1000, 2),
                 "cpu_ms": round(r.cpu_per_request * 1000, 3),
+                "answer_bytes": round(r.answer_bytes),
                 "errors": r.errors,
             }
             for r in runs

@@ -11,12 +11,24 @@ import hashlib
 import json
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from app.answers import ChangePublic, GameCreated, GamePublic, PresetPublic, RoundStarted
 from app.changes import public
 from app.idempotency import Idempotency
+from app.jsonanswer import JSONAnswer
 from app.jsonbody import StrictJsonRoute
+from app.minimal import (
+    GameCreatedMinimal,
+    GameMinimal,
+    RoundMinimal,
+    RoundStartedMinimal,
+    Shape,
+    answer,
+    saved_round,
+    started,
+)
+from app.minimal import game as whole_game
 from app.models import utcnow
 from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.ratelimit import client_address
@@ -28,6 +40,7 @@ from app.routes.deps import (
     IdempotencyKey,
     IfMatch,
     IfNoneMatch,
+    PreferMinimal,
     RoundNumber,
     TableBearerDep,
     operation_id,
@@ -43,19 +56,25 @@ router = APIRouter(
 )
 
 
-def _answer(outcome: Outcome, request: Request) -> JSONResponse:
+def _answer(
+    outcome: Outcome, request: Request, minimal: bool, shape: Shape = whole_game, location: str | None = None
+) -> JSONAnswer:
+    """The write's answer: the whole game, or with `Prefer: return=minimal` the body cut to `shape`
+    (app.minimal), a replay's too (from the first answer, rebuilt)."""
     headers = {"ETag": f'"{outcome.version}"'}
     if outcome.status == 201 and "edit_key" in outcome.body:
-        headers["Location"] = str(request.url_for("get_game", game_id=outcome.body["id"]))
+        location = str(request.url_for("get_game", game_id=outcome.body["id"]))
+    if location:
+        headers["Location"] = location
     if outcome.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return JSONResponse(outcome.body, status_code=outcome.status, headers=headers)
+    return answer(outcome.body, outcome.status, headers, minimal, shape)
 
 
 @router.post(
     "/games",
     status_code=201,
-    response_model=GameCreated,
+    response_model=GameCreated | GameCreatedMinimal,
     responses=problem_responses(401, 403, 413, 422, 429),
     summary="Create a game",
     description="Answers the game with its secret `edit_key` (shown only here) and the view and edit links. "
@@ -67,8 +86,9 @@ def create_game(
     request: Request,
     games: GamesDep,
     table_key: TableBearerDep,
+    minimal: PreferMinimal,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     limit, client = request.app.state.limits.games, client_address(request)
     # Reserved before creating (counted atomically, so a burst can't slip past), given back when
     # nothing was created.
@@ -84,7 +104,7 @@ def create_game(
         raise
     if outcome.replayed:  # a retry that changed nothing doesn't count
         limit.release(client)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 _PRESETS = describe()  # fixed for the life of the process
@@ -105,7 +125,7 @@ def list_presets(if_none_match: IfNoneMatch = None) -> Response:
     headers = {"Cache-Control": "public, max-age=3600", "ETag": _PRESETS_ETAG}
     if if_none_match and none_match(if_none_match, _PRESETS_ETAG):
         return Response(status_code=304, headers=headers)
-    return JSONResponse(_PRESETS, headers=headers)
+    return JSONAnswer(_PRESETS, headers=headers)
 
 
 @router.get(
@@ -120,7 +140,7 @@ def get_game(game_id: GameId, games: GamesDep, if_none_match: IfNoneMatch = None
     if if_none_match and (version := games.version(game_id)) is not None and none_match(if_none_match, f'"{version}"'):
         return Response(status_code=304, headers={"ETag": f'"{version}"'})
     view = games.get(game_id)
-    return JSONResponse(view.public(), headers={"ETag": f'"{view.game.version}"'})
+    return JSONAnswer(view.public(), headers={"ETag": f'"{view.game.version}"'})
 
 
 _WRITE_ERRORS = problem_responses(401, 403, 404, 410, 412, 413, 422, 429)
@@ -128,7 +148,7 @@ _WRITE_ERRORS = problem_responses(401, 403, 404, 410, 412, 413, 422, 429)
 
 @router.patch(
     "/games/{game_id}",
-    response_model=GamePublic,
+    response_model=GamePublic | GameMinimal,
     responses=_WRITE_ERRORS,
     summary="Rename a game or change its house rules",
     description="Totals, ranks and the winner are recomputed from every round under the new rules. The "
@@ -141,18 +161,19 @@ def update_game(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, "PATCH", data.model_dump(mode="json", exclude_unset=True))
     outcome = games.update(game_id, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.post(
     "/games/{game_id}/rounds",
     status_code=201,
-    response_model=GamePublic,
+    response_model=GamePublic | RoundMinimal,
     responses=problem_responses(401, 403, 404, 409, 410, 412, 413, 422, 429),
     summary="Add a round",
     description="One score per player: cards played and cards left in the pile (Dutch Blitz, Nerts, Ligretto), "
@@ -165,18 +186,21 @@ def add_round(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     # exclude_none: a round without a time fingerprints as it always did (a retry across an upgrade still matches).
     idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json", exclude_none=True))
     outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    # Where the new round is corrected or deleted: the last round of the game as this answer shows it.
+    where = str(request.url_for("replace_round", game_id=outcome.body["id"], number=len(outcome.body["rounds"])))
+    return _answer(outcome, request, minimal, saved_round(), where)
 
 
 @router.post(
     "/games/{game_id}/start",
-    response_model=RoundStarted,
+    response_model=RoundStarted | RoundStartedMinimal,
     responses=problem_responses(401, 403, 404, 409, 410, 412, 422, 429),
     summary="Start a round (the start signal)",
     description=f'"Blitz!" in {COUNTDOWN_S} seconds on every open page of the game: every event stream gets a '
@@ -190,14 +214,15 @@ def start_round(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, "POST /start")
     outcome = games.start_round(game_id, credential, if_match=if_match, idempotency=idempotency)
     # server_now as it answers (a replay's too): the clock a client compares its own with.
     outcome.body = outcome.body | {"blitz_at": outcome.body["round_started_at"], "server_now": _now()}
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal, started)
 
 
 def _now() -> str:
@@ -206,7 +231,7 @@ def _now() -> str:
 
 @router.put(
     "/games/{game_id}/rounds/{number}",
-    response_model=GamePublic,
+    response_model=GamePublic | RoundMinimal,
     responses=_WRITE_ERRORS,
     summary="Correct a round",
 )
@@ -217,19 +242,20 @@ def replace_round(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(
         idempotency_key, f"PUT /rounds/{number}", data.model_dump(mode="json", exclude_none=True)
     )
     outcome = games.replace_round(game_id, number, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal, saved_round(number))
 
 
 @router.delete(
     "/games/{game_id}/rounds/{number}",
-    response_model=GamePublic,
+    response_model=GamePublic | GameMinimal,
     responses=_WRITE_ERRORS,
     summary="Delete a round",
     description="Later rounds move up a number.",
@@ -240,12 +266,13 @@ def delete_round(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, f"DELETE /rounds/{number}")
     outcome = games.delete_round(game_id, number, credential, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.get(
@@ -263,12 +290,12 @@ def game_changes(game_id: GameId, games: GamesDep, if_none_match: IfNoneMatch = 
         return Response(status_code=304, headers={"ETag": f'"{version}"'})
     view = games.get(game_id)  # first: its version is never newer than the changes read after it
     changes = [public(change, view) for change in games.changes(game_id)]
-    return JSONResponse(changes, headers={"ETag": f'"{view.game.version}"'})
+    return JSONAnswer(changes, headers={"ETag": f'"{view.game.version}"'})
 
 
 @router.post(
     "/games/{game_id}/changes/{change_id}/revert",
-    response_model=GamePublic,
+    response_model=GamePublic | GameMinimal,
     responses=problem_responses(401, 403, 404, 409, 410, 412, 413, 422, 429),
     summary="Revert a change",
     description="Puts back what the change replaced: a round's old cards, a deleted round in its place "
@@ -282,17 +309,18 @@ def revert_change(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, f"POST /changes/{change_id}/revert")
     outcome = games.revert_change(game_id, change_id, credential, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.post(
     "/games/{game_id}/key",
-    response_model=GameCreated,
+    response_model=GameCreated | GameCreatedMinimal,
     responses=_WRITE_ERRORS,
     summary="Make a new edit key",
     description="The old key, and every edit link and browser cookie made from it, stop working at once. "
@@ -305,13 +333,14 @@ def rotate_key(
     request: Request,
     games: GamesDep,
     credential: BearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     # The replay record is bound to the old key by the use case: only its holder gets the new key again.
     idempotency = Idempotency.of(idempotency_key, "POST /key")
     outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.delete(

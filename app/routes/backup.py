@@ -14,17 +14,21 @@ import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from app.answers import GameCreated
 from app.backup_answers import GameBackup, TableBackup, TableImported
 from app.errors import GameError, UnsupportedMediaType
 from app.i18n import _
 from app.idempotency import Idempotency
+from app.jsonanswer import JSONAnswer
+from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer
+from app.minimal import game as whole_game
+from app.minimal import table as whole_table
 from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.ratelimit import client_address
 from app.roster import table_etag
-from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, TableId, operation_id
+from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, PreferMinimal, TableId, operation_id
 from app.urls import table_urls, urls_for
 from app.writes import none_match
 
@@ -77,11 +81,12 @@ def _document(document: dict[str, Any], filename: str, if_none_match: str | None
     return Response(body, media_type="application/json", headers={"ETag": etag, "Content-Disposition": disposition})
 
 
-def _created(body: dict[str, Any], location: str, version: int, replayed: bool) -> JSONResponse:
-    headers = {"ETag": f'"{version}"', "Location": location}
+def _created(body: dict[str, Any], location: str, etag: str, replayed: bool, minimal: bool, shape: Shape) -> JSONAnswer:
+    """The import's answer: whole, or with `Prefer: return=minimal` cut to `shape`, its keys kept (app.minimal)."""
+    headers = {"ETag": etag, "Location": location}
     if replayed:
         headers["Idempotent-Replayed"] = "true"
-    return JSONResponse(body, status_code=201, headers=headers)
+    return answer(body, 201, headers, minimal, shape)
 
 
 @router.get(
@@ -104,7 +109,7 @@ def export_table(table_id: TableId, backups: BackupsDep, if_none_match: IfNoneMa
     "/tables/import",
     tags=["tables"],
     status_code=201,
-    response_model=TableImported,
+    response_model=TableImported | TableImportedMinimal,
     responses=problem_responses(413, 415, 422, 429),
     openapi_extra=_takes(TableBackup),
     summary="Import a table (from a backup)",
@@ -113,8 +118,12 @@ def export_table(table_id: TableId, backups: BackupsDep, if_none_match: IfNoneMa
     "own edit key, in the document's order. " + _IMPORT_TEXT,
 )
 def import_table(
-    request: Request, body: BackupBody, backups: BackupsDep, idempotency_key: IdempotencyKey = None
-) -> JSONResponse:
+    request: Request,
+    body: BackupBody,
+    backups: BackupsDep,
+    minimal: PreferMinimal,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):
         return too_many(wait, TOO_MANY_NEW_GAMES)
@@ -131,9 +140,8 @@ def import_table(
     if outcome.replayed:
         limit.release(client)
     location = str(request.url_for("get_table", table_id=outcome.body["id"]))
-    answer = _created(outcome.body, location, outcome.version, outcome.replayed)
-    answer.headers["ETag"] = table_etag(outcome.body)  # a table's, as GET /tables/{id} answers it
-    return answer
+    # A table's ETag, as GET /tables/{id} answers it.
+    return _created(outcome.body, location, table_etag(outcome.body), outcome.replayed, minimal, whole_table)
 
 
 @router.get(
@@ -155,7 +163,7 @@ def export_game(game_id: GameId, backups: BackupsDep, if_none_match: IfNoneMatch
     "/games/import",
     tags=["games"],
     status_code=201,
-    response_model=GameCreated,
+    response_model=GameCreated | GameCreatedMinimal,
     responses=problem_responses(413, 415, 422, 429),
     openapi_extra=_takes(GameBackup),
     summary="Import a game (from a backup)",
@@ -163,8 +171,12 @@ def export_game(game_id: GameId, backups: BackupsDep, if_none_match: IfNoneMatch
     "the game, its secret `edit_key` (shown only here) and its links. " + _IMPORT_TEXT,
 )
 def import_game(
-    request: Request, body: BackupBody, backups: BackupsDep, idempotency_key: IdempotencyKey = None
-) -> JSONResponse:
+    request: Request,
+    body: BackupBody,
+    backups: BackupsDep,
+    minimal: PreferMinimal,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):
         return too_many(wait, TOO_MANY_NEW_GAMES)
@@ -179,4 +191,4 @@ def import_game(
     if outcome.replayed:
         limit.release(client)
     location = str(request.url_for("get_game", game_id=outcome.body["id"]))
-    return _created(outcome.body, location, outcome.version, outcome.replayed)
+    return _created(outcome.body, location, f'"{outcome.version}"', outcome.replayed, minimal, whole_game)

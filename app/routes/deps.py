@@ -14,6 +14,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from app.backup import Backups
 from app.db import SessionDep
 from app.games import Games
+from app.minimal import PREFER_TEXT
+from app.prefer import wants_minimal
 from app.security import Credential
 from app.tables import Tables
 
@@ -69,6 +71,16 @@ IfNoneMatch = Annotated[
     ),
 ]
 
+
+async def prefers_minimal(
+    request: Request, prefer: Annotated[str | None, Header(alias="Prefer", description=PREFER_TEXT)] = None
+) -> bool:
+    """True when the request prefers `return=minimal` (app.prefer; every Prefer header counts, not only
+    the first that `prefer` holds)."""
+    return prefer is not None and wants_minimal(request.headers.getlist("prefer"))
+
+
+PreferMinimal = Annotated[bool, Depends(prefers_minimal)]
 
 # Declared as HTTP bearer auth in the OpenAPI document (Swagger's "Authorize" sends it; generated
 # clients take it as a token). auto_error=False: a missing key is the use case's 401, with

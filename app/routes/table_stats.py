@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict
 from pydantic import Field as PField
 from pydantic_core import PydanticCustomError
@@ -24,6 +24,7 @@ from pydantic_core import PydanticCustomError
 from app import standings
 from app.db import SessionDep
 from app.i18n import _
+from app.jsonanswer import JSONAnswer
 from app.problems import problem_responses
 from app.routes.deps import IfNoneMatch, TableId, operation_id
 from app.spreadsheet import spreadsheet_safe
@@ -116,7 +117,7 @@ def table_stats(
 ) -> Response:
     period = query.checked()
     body = standings.table_stats(session, table_id, period.since, period.until, period.kind)
-    return _answer(JSONResponse(body), if_none_match)
+    return _answer(JSONAnswer(body), if_none_match)
 
 
 @router.get(
@@ -136,7 +137,7 @@ def table_head_to_head(
 ) -> Response:
     period = query.checked()
     body = standings.head_to_head(session, table_id, period.since, period.until, period.kind)
-    return _answer(JSONResponse(body), if_none_match)
+    return _answer(JSONAnswer(body), if_none_match)
 
 
 # The CSV's columns: the group's, then each person's figures as the JSON names them.

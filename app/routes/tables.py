@@ -4,11 +4,14 @@ a use case in app.tables, answer; refusals are answered by the one handler in ap
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from app.answers import TableCreated, TablePublic
 from app.idempotency import Idempotency
+from app.jsonanswer import JSONAnswer
 from app.jsonbody import StrictJsonRoute
+from app.minimal import PersonMinimal, TableCreatedMinimal, TableMinimal, answer, newest_person
+from app.minimal import table as whole_table
 from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.ratelimit import client_address
 from app.roster import table_etag
@@ -17,6 +20,7 @@ from app.routes.deps import (
     IfMatch,
     IfNoneMatch,
     PersonId,
+    PreferMinimal,
     TableBearerDep,
     TableId,
     TablesDep,
@@ -34,19 +38,23 @@ router = APIRouter(
 _WRITE_ERRORS = problem_responses(401, 403, 404, 412, 413, 422, 429)
 
 
-def _answer(outcome: TableOutcome, request: Request) -> JSONResponse:
+def _answer(outcome: TableOutcome, request: Request, minimal: bool, person_id: int | None = None) -> JSONAnswer:
+    """The table whole, or with `Prefer: return=minimal` cut to its id, name and version (app.minimal),
+    with the person added or renamed (`person_id`), and the new key when there is one."""
     headers = {"ETag": table_etag(outcome.body)}
-    if outcome.status == 201:
+    if outcome.status == 201 and person_id is not None:  # a person added: where they are renamed or removed
+        headers["Location"] = str(request.url_for("rename_person", table_id=outcome.body["id"], person_id=person_id))
+    elif outcome.status == 201:
         headers["Location"] = str(request.url_for("get_table", table_id=outcome.body["id"]))
     if outcome.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return JSONResponse(outcome.body, status_code=outcome.status, headers=headers)
+    return answer(outcome.body, outcome.status, headers, minimal, lambda body: whole_table(body, person_id))
 
 
 @router.post(
     "/tables",
     status_code=201,
-    response_model=TableCreated,
+    response_model=TableCreated | TableCreatedMinimal,
     responses=problem_responses(413, 422, 429),
     summary="Create a table",
     description="A table is the same people across many games: a roster, its standings and head-to-head. "
@@ -54,8 +62,12 @@ def _answer(outcome: TableOutcome, request: Request) -> JSONResponse:
     "`table_id` on `POST /games` and the table's key.",
 )
 def create_table(
-    data: TableCreate, request: Request, tables: TablesDep, idempotency_key: IdempotencyKey = None
-) -> JSONResponse:
+    data: TableCreate,
+    request: Request,
+    tables: TablesDep,
+    minimal: PreferMinimal,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
     # Counted with the new games: a table is as cheap to make, and as worth limiting.
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):
@@ -68,7 +80,7 @@ def create_table(
         raise
     if outcome.replayed:
         limit.release(client)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.get(
@@ -85,12 +97,12 @@ def get_table(table_id: TableId, tables: TablesDep, if_none_match: IfNoneMatch =
     etag = table_etag(body)
     if if_none_match and none_match(if_none_match, etag):
         return Response(status_code=304, headers={"ETag": etag})
-    return JSONResponse(body, headers={"ETag": etag})
+    return JSONAnswer(body, headers={"ETag": etag})
 
 
 @router.patch(
     "/tables/{table_id}",
-    response_model=TablePublic,
+    response_model=TablePublic | TableMinimal,
     responses=_WRITE_ERRORS,
     summary="Rename a table",
 )
@@ -100,17 +112,18 @@ def update_table(
     request: Request,
     tables: TablesDep,
     credential: TableBearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, "PATCH /table", data.model_dump(mode="json"))
     outcome = tables.update(table_id, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.post(
     "/tables/{table_id}/key",
-    response_model=TableCreated,
+    response_model=TableCreated | TableCreatedMinimal,
     responses=_WRITE_ERRORS,
     summary="Make a new table key",
     description="The old key, its edit link and browser cookies stop working at once. Answers the table with "
@@ -122,18 +135,19 @@ def rotate_table_key(
     request: Request,
     tables: TablesDep,
     credential: TableBearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, "POST /tables/key")
     outcome = tables.rotate_key(table_id, credential, table_urls(request), if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
 
 
 @router.post(
     "/tables/{table_id}/people",
     status_code=201,
-    response_model=TablePublic,
+    response_model=TablePublic | PersonMinimal,
     responses=_WRITE_ERRORS,
     summary="Add a person to the roster",
     description="Answers the table. Names are unique at the table ignoring case (422 otherwise).",
@@ -144,17 +158,18 @@ def add_person(
     request: Request,
     tables: TablesDep,
     credential: TableBearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, "POST /people", data.model_dump(mode="json"))
     outcome = tables.add_person(table_id, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal, newest_person(outcome.body))
 
 
 @router.patch(
     "/tables/{table_id}/people/{person_id}",
-    response_model=TablePublic,
+    response_model=TablePublic | PersonMinimal,
     responses=_WRITE_ERRORS,
     summary="Rename a person",
     description="Renames them everywhere: their player in every game of the table takes the new name (those "
@@ -167,17 +182,18 @@ def rename_person(
     request: Request,
     tables: TablesDep,
     credential: TableBearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, f"PATCH /people/{person_id}", data.model_dump(mode="json"))
     outcome = tables.rename_person(table_id, person_id, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal, person_id)
 
 
 @router.delete(
     "/tables/{table_id}/people/{person_id}",
-    response_model=TablePublic,
+    response_model=TablePublic | TableMinimal,
     responses=problem_responses(401, 403, 404, 409, 412, 422, 429),
     summary="Remove a person from the roster",
     description="Only someone who has played no game at the table (409 `person-has-games` otherwise: their "
@@ -189,9 +205,10 @@ def remove_person(
     request: Request,
     tables: TablesDep,
     credential: TableBearerDep,
+    minimal: PreferMinimal,
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
-) -> JSONResponse:
+) -> Response:
     idempotency = Idempotency.of(idempotency_key, f"DELETE /people/{person_id}")
     outcome = tables.remove_person(table_id, person_id, credential, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request)
+    return _answer(outcome, request, minimal)
