@@ -56,6 +56,10 @@ class Line:
 
     @property
     def path(self) -> str:
+        # A thinned line (a long game) in whole units: a unit is under a pixel on a phone, and the
+        # line's many points are the chart's weight.
+        if self.rounds and self.rounds[-1] >= len(self.rounds):
+            return " ".join(f"{p.x:.0f},{p.y:.0f}" for p in self.points)
         return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
 
 
