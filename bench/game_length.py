@@ -286,8 +286,9 @@ def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
     flipped = [w for w in linear_whats if (w, EXPERIMENT) in verdicts]
     flipped_figure = ", ".join(f"{w} {verdicts[w, EXPERIMENT][1]:.1f}" for w in flipped)
     why = (
-        "every request loads, re-scores and renders the whole game (all rounds × players: the pages' history "
-        "and chart, the JSON's rounds; a save loads it once and answers it whole), so the work is linear"
+        "the game JSON, a save and the first page after a change load and re-score the whole game (all rounds × "
+        "players; the JSON and a save answer it whole), so their work is linear; the pages then render from "
+        "the per-process cache, a fixed 20 rounds of history and a chart of at most 60 points a line"
     )
     gc_story = (
         "a 1,000-round request builds tens of thousands of objects, which with Python's default collector "
@@ -300,7 +301,7 @@ def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
             why += f". Without that (experiment, same run) t1000/t100 was {flipped_figure}: {gc_story}"
         close = (
             "keep the GC tuning; to make long games cheaper, not just linear: answer a save with less than the "
-            "whole game, and show the latest rounds with the rest behind a link"
+            "whole game, and fill the page cache from the save (app.viewcache.put after COMMIT)"
         )
     else:
         if flipped:
