@@ -5,16 +5,24 @@ one marker shape (so the lines are told apart without colour too), and the targe
 No label overlaps another or a line: the axis labels sit clear of the start markers, round numbers are
 spaced for their width, and "target 75" goes where no line passes (tried right, left, then between,
 above the dashed line and then below it).
+
+A long game's lines are thinned to at most MAX_POINTS points each (`kept_rounds`), so the chart weighs
+the same at 1,000 rounds as at 60: every line keeps the start and the last round, its own highest and
+lowest point, and each lead change (the round where the leader changes and the one before it, the
+latest ones first when there are more than fit), and the rest of its budget goes to rounds spread
+evenly between. A game of up to MAX_POINTS rounds is drawn point for point.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from app.scoring import End, GameState, Kind, Player
 
 MARKERS = ("circle", "square", "triangle", "diamond", "triangle-down", "plus", "cross", "star")
 MAX_MARKED_ROUNDS = 30  # beyond this, only the last point of each line carries its marker
+MAX_POINTS = 60  # a line's points at most, whatever the game's length
 MARKER = 5  # a marker's half width (user units)
 CHAR = 0.6  # a digit or letter's width, as a share of the font size (system-ui, generous)
 
@@ -44,9 +52,14 @@ class Line:
     marker: str
     points: tuple[Point, ...]
     marked: tuple[Point, ...]  # the points that carry a marker
+    rounds: tuple[int, ...] = ()  # which round each point shows (0: the start), in order
 
     @property
     def path(self) -> str:
+        # A thinned line (a long game) in whole units: a unit is under a pixel on a phone, and the
+        # line's many points are the chart's weight.
+        if self.rounds and self.rounds[-1] >= len(self.rounds):
+            return " ".join(f"{p.x:.0f},{p.y:.0f}" for p in self.points)
         return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
 
 
@@ -131,11 +144,14 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     def y(v: int) -> float:
         return top + plot_h * (high - v) / (high - low)
 
+    changes = lead_changes(series, lowest=rules.kind == Kind.LOWEST)
     lines = []
     for index, player in enumerate(players):
-        points = tuple(Point(x(i), y(v)) for i, v in enumerate(series[player.id]))
+        values = series[player.id]
+        shown = kept_rounds(values, changes)
+        points = tuple(Point(x(i), y(values[i])) for i in shown)
         marked = points if len(state.rounds) <= MAX_MARKED_ROUNDS else points[-1:]
-        lines.append(Line(player, index % len(MARKERS), MARKERS[index % len(MARKERS)], points, marked))
+        lines.append(Line(player, index % len(MARKERS), MARKERS[index % len(MARKERS)], points, marked, tuple(shown)))
     ticks = tuple(Tick(v, y(v)) for v in tick_values)
     # Round numbers spaced by their own width: the widest label and a gap between two.
     widest = CHAR * font * (len(str(len(state.rounds))) + 1.5)
@@ -145,10 +161,49 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     if target is not None:
         target_y = y(target)
         text = target_text if target_text is not None else f"target {target}"
-        label = _place_target_label(text, target_y, lines, font, left, right, top, bottom, plot_w / rounds)
+        label = _place_target_label(text, target_y, lines, font, left, right, top, bottom)
     return Chart(
         size.width, size.height, font, tuple(lines), target_y, target, label, ticks, x_labels, left, right, bottom
     )
+
+
+def lead_changes(series: dict[int, list[int]], *, lowest: bool = False) -> list[int]:
+    """The rounds (0 is the start) where the leader is someone else than after the round before: the
+    player or players with the highest total (the lowest in a game where the lowest wins). A player
+    whose line ended (out in 31) leads no more."""
+    length = max((len(values) for values in series.values()), default=0)
+    best = min if lowest else max
+    changes, before = [], None
+    for i in range(length):
+        now = {pid: values[i] for pid, values in series.items() if i < len(values)}
+        top = best(now.values())
+        leaders = frozenset(pid for pid, value in now.items() if value == top)
+        if before is not None and leaders != before:
+            changes.append(i)
+        before = leaders
+    return changes
+
+
+def kept_rounds(values: list[int], changes: list[int], cap: int = MAX_POINTS) -> list[int]:
+    """Which of a line's points (by round, 0 the start) the chart draws: all of them up to `cap`; else
+    the first and last, the line's highest and lowest, each lead change and the round before it (the
+    latest first, while they fit), and evenly spread rounds for the rest. Never more than `cap`."""
+    count = len(values)
+    if count <= cap:
+        return list(range(count))
+    last = count - 1
+    keep = {0, last, values.index(max(values)), values.index(min(values))}
+    for change in reversed(changes):
+        more = {i for i in (change - 1, change) if i <= last} - keep
+        if len(keep) + len(more) > cap:
+            break
+        keep |= more
+    room = cap - len(keep)
+    for k in range(1, room + 1):
+        if len(keep) >= cap:
+            break
+        keep.add(round(k * last / (room + 1)))
+    return sorted(keep)
 
 
 def _place_target_label(
@@ -160,7 +215,6 @@ def _place_target_label(
     right: float,
     top: float,
     bottom: float,
-    dx: float,
 ) -> Label:
     """The first place along the dashed line where the label's box meets no line and no marker."""
     width, gap = CHAR * font * len(text), 3
@@ -173,7 +227,7 @@ def _place_target_label(
             places.append((x0, baseline))
     for x0, baseline in places:
         box = (x0 - 2, baseline - ascent - 2, x0 + width + 2, baseline + descent + 2)
-        if not any(_crosses(line, box, left, dx) for line in lines):
+        if not any(_crosses(line, box) for line in lines):
             return _label(text, x0, baseline, width, right)
     x0, baseline = places[0] if places else (right - width, line_y - gap - descent)
     return _label(text, x0, baseline, width, right)  # nowhere free (a crowded chart): the usual place
@@ -186,12 +240,13 @@ def _label(text: str, x0: float, baseline: float, width: float, right: float) ->
     return Label(x0, baseline, "start", text)
 
 
-def _crosses(line: Line, box: tuple[float, float, float, float], left: float, dx: float) -> bool:
+def _crosses(line: Line, box: tuple[float, float, float, float]) -> bool:
     x0, y0, x1, y1 = box
     points = line.points
-    # The points are dx apart from the left edge: look only at the segments under the box.
-    first = max(0, int((x0 - MARKER - left) // dx) - 1)
-    last = min(len(points) - 1, int((x1 + MARKER - left) // dx) + 1)
+    # The points run left to right: look only at the segments under the box.
+    xs = [p.x for p in points]
+    first = max(0, bisect_left(xs, x0 - MARKER) - 1)
+    last = min(len(points) - 1, bisect_right(xs, x1 + MARKER))
     marked = set(line.marked)
     for i in range(first, last + 1):
         p = points[i]

@@ -171,9 +171,10 @@ self.addEventListener("fetch", function (event) {
     }));
     return;
   }
-  // A live page's refresh: its #game as the server has it now, kept as that page's latest state.
+  // A live page's refresh: its #game as the server has it now, kept as that page's latest state. Not
+  // one of an older page of the history (?page=2): the kept page shows the latest rounds.
   if (request.headers.get("HX-Request") && /(^|&)since=/.test(url.search.slice(1)) &&
-      keptAddress(new URL(url.pathname, url.origin))) {
+      !/(^|&)page=/.test(url.search.slice(1)) && keptAddress(new URL(url.pathname, url.origin))) {
     event.respondWith(fetch(request).then(function (response) {
       if (response.status === 200) {
         event.waitUntil(response.clone().text().then(function (html) { return keepLatest(pageKey(url), html); }));

@@ -335,7 +335,7 @@ def test_the_keeper_page_follows_the_event_stream(old):
     assert live["sse-connect"] == f"/g/{game.id}/events"
     refresh = live.select_one("#live-refresh")
     assert refresh["hx-get"] == f"/g/{game.id}/score"
-    assert refresh["hx-include"] == "#since, #keeper-state"
+    assert refresh["hx-include"] == "#since, #history-page, #keeper-state"
     assert page.select_one("#game #since")["value"] == "1"
     assert page.select_one("#game #keeper-state").select("input") == []
     assert page.select_one("script[src*=htmx-ext-sse]") is not None

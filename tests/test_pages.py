@@ -804,7 +804,11 @@ def test_view_page_is_read_only_with_scoreboard_history_chart_and_qr(client: Tes
     assert live.select_one("#game") is game
     refresh = live.select_one("#live-refresh")
     assert (refresh["hx-get"], refresh["hx-trigger"]) == (f"/g/{worked.id}", "sse:version, refresh")
-    assert (refresh["hx-target"], refresh["hx-swap"], refresh["hx-include"]) == ("#game", "outerHTML", "#since")
+    assert (refresh["hx-target"], refresh["hx-swap"], refresh["hx-include"]) == (
+        "#game",
+        "outerHTML",
+        "#since, #history-page",
+    )
     assert game.select_one("input#since[type=hidden][name=since]")["value"] == "2"
     assert [s["src"].split("?")[0] for s in page.select("script[src]")] == [
         "/static/vendor/htmx-2.0.11.min.js",

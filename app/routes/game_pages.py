@@ -46,12 +46,24 @@ from app.security import (
     table_cookie_key,
 )
 from app.urls import urls_for
+from app.viewcache import cached_view
 from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
-from app.web.render import OFFLINE_COPY, error_page, go, is_htmx, keeper_headers, render, templates, too_many_page
+from app.web.render import (
+    OFFLINE_COPY,
+    error_page,
+    fragment_etag,
+    go,
+    is_htmx,
+    keeper_headers,
+    render,
+    templates,
+    too_many_page,
+)
+from app.writes import none_match
 
 router = APIRouter(include_in_schema=False)
 
@@ -69,12 +81,15 @@ def keeper_page(
     corrected: int | None = None,
     taken: bool = False,
     since: Annotated[int | None, Query(ge=0)] = None,
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> Response:
     """The scorekeeper's page, or its fragment for htmx. The page follows the game's event stream as
     the view page does (templates/game.html): its refresh sends the version it shows (`since`) and
     gets 204 while nothing is newer; when this browser's key stopped working meanwhile (the game was
-    handed over, or a new edit link was made), it is sent to the view page, which says why."""
+    handed over, or a new edit link was made), it is sent to the view page, which says why. The
+    fragment has an ETag (render.fragment_etag; 304 to it); the game comes from app.viewcache."""
     key = cookie_key(request, game_id).key
+    version = None
     if since is not None and is_htmx(request):
         current = games.key_and_version(game_id)
         if current is not None and not key_matches(key, current[0]):
@@ -82,9 +97,14 @@ def keeper_page(
             return Response(status_code=204, headers={"HX-Redirect": url, "Vary": "HX-Request"} | keeper_headers())
         if current is not None and current[1] == since:
             return Response(status_code=204, headers={"Vary": "HX-Request"} | keeper_headers())
-    view = games.get(game_id)
+        version = current[1] if current is not None else None
+    view = cached_view(games, game_id, version)
     if not key_matches(key, view.game.edit_key_hash):
         return _not_keeper(request, game_id, handed_over=key is not None)
+    etag = fragment_etag(request, view, "keeper") if is_htmx(request) else None
+    # Never a 304 while a round runs: the fragment carries the server's clock as it was rendered.
+    if etag and view.game.round_started_at is None and none_match(request.headers.get("If-None-Match"), etag):
+        return Response(status_code=304, headers={"ETag": etag, "Vary": "HX-Request"} | keeper_headers())
     rounds = len(view.round_ids)
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
@@ -103,10 +123,12 @@ def keeper_page(
         done=done,
         changes=change_lines(games, view),
         table=table_link(request, games.session, view),
+        page=page,
     )
     # The page may be kept for offline use, unless it shows the edit link or a handover link.
     offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
-    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers() | offline)
+    tagged = {"ETag": etag} if etag else {}
+    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers() | offline | tagged)
 
 
 def _done(*, saved: int | None = None, corrected: int | None = None, rounds: int) -> dict[str, Any] | None:

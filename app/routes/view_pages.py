@@ -1,6 +1,7 @@
 """The view page (and its TV layout), which anyone with the view link opens: the whole page, or the
 `_game.html` fragment a live page asks for after each version event, with an ETag and the 204 of a
-refresh that is already current."""
+refresh that is already current. The game itself comes from the per-process cache of scored games
+(app.viewcache) while its version is there: a long game then costs what a short one does."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from app.assets import build
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
 from app.urls import absolute_url
+from app.viewcache import cached_view
 from app.views import version_start_and_table
 from app.web.changes import change_lines
 from app.web.context import game_context, table_link
@@ -32,16 +34,20 @@ def view_page(
     tv: bool = False,
     handed_over: bool = False,
     since: Annotated[int | None, Query(ge=0)] = None,
+    page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> Response:
     """The view page, or its fragment for htmx, with an ETag: 304 while the game, the layout and the
     deployment are unchanged. A live page's refresh sends the version it shows (`since`): when the
     game is no newer, 204. Either way only the version is read, and nothing is rendered.
 
     `handed_over`: where a keeper page goes once its edit rights moved to another phone; the page
-    says so above the game (part of the layout, so of the ETag too)."""
-    layout = ("tv" if tv else "page") + (".handed-over" if handed_over else "")
+    says so above the game (part of the layout, so of the ETag too). `page`: the history's page
+    (app.web.context.history_page; the TV view shows no history)."""
+    page = 1 if tv else page
+    layout = ("tv" if tv else "page") + (".handed-over" if handed_over else "") + (f".p{page}" if page > 1 else "")
     htmx = is_htmx(request)
     conditional = request.headers.get("If-None-Match")
+    version = None
     # The version alone, and only when it can spare the rest (a plain load reads the game once).
     if (since is not None and htmx) or conditional:
         now = version_start_and_table(games.session, game_id)
@@ -57,10 +63,10 @@ def view_page(
         ):
             headers = _view_headers(request, game_id, version, layout, htmx, table_version)
             return Response(status_code=304, headers=headers)
-    view = games.get(game_id)  # no such game: 404 (410 when deleted)
+    view = cached_view(games, game_id, version)  # no such game: 404 (410 when deleted)
     table = table_link(request, games.session, view)
     changes = None if tv else change_lines(games, view)
-    context = game_context(request, view, keeper=False, tv=tv, changes=changes, table=table)
+    context = game_context(request, view, keeper=False, tv=tv, changes=changes, table=table, page=page)
     context["handed_over"] = i18n.gettext(HANDED_OVER) if handed_over else None
     response = render(request, "game.html", context, fragment="_game.html")
     table_version = table["version"] if table else None

@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import Request
 from sqlmodel import Session, select
 
-from app import scoring
+from app import scoring, viewcache
 from app.awards import awards
 from app.chart import PHONE, TV, build_chart
 from app.handover import HANDOVER_MINUTES, handover_token
@@ -22,12 +22,45 @@ from app.security import (
     cookie_key,
     csrf_token,
 )
-from app.timing import COUNTDOWN_S, epoch_ms
+from app.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.urls import absolute_url, urls_for
 from app.views import GameView
 from app.web.changes import SHOWN, ChangeLine
 from app.web.presets import preset_name
 from app.web.render import is_htmx
+
+# The history shows this many rounds, the latest first; older ones are a link away (`?page=2`, ...).
+HISTORY_ROUNDS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    """The rounds one page of the history shows: page 1 is the latest HISTORY_ROUNDS, page 2 the ones
+    before them, and so on (as a feed pages back); a page past the last shows the last."""
+
+    rounds: list[scoring.ScoredRound]  # newest first
+    page: int
+    pages: int
+    first: int  # the oldest round shown (its number)
+    last: int  # the newest round shown
+    total: int
+
+    @property
+    def newer(self) -> int | None:
+        return self.page - 1 if self.page > 1 else None
+
+    @property
+    def older(self) -> int | None:
+        return self.page + 1 if self.page < self.pages else None
+
+
+def history_page(state: scoring.GameState, page: int = 1) -> HistoryPage:
+    total = len(state.rounds)
+    pages = max(1, -(-total // HISTORY_ROUNDS))
+    page = min(max(page, 1), pages)
+    last = total - (page - 1) * HISTORY_ROUNDS
+    first = max(1, last - HISTORY_ROUNDS + 1)
+    return HistoryPage(state.rounds[first - 1 : last][::-1], page, pages, first, last, total)
 
 
 @dataclass
@@ -113,6 +146,7 @@ def award_lines(view: GameView) -> list[dict[str, Any]]:
     request's language; the banner words them per game. Empty while the game is on, so a tie-break's
     banner has none."""
     names = view.player_names()
+    found = viewcache.derived(view, "awards", lambda: tuple(awards(view.state)))  # every round, once per version
     return [
         {
             "code": award.code,
@@ -121,7 +155,7 @@ def award_lines(view: GameView) -> list[dict[str, Any]]:
             "round": award.round_number,
             "rank": award.rank,
         }
-        for award in awards(view.state)
+        for award in found
     ]
 
 
@@ -140,7 +174,9 @@ def game_context(
     done: dict[str, Any] | None = None,
     changes: list[ChangeLine] | None = None,
     table: dict[str, Any] | None = None,
+    page: int = 1,
 ) -> dict[str, Any]:
+    """`page`: which page of the history to show (HistoryPage); the forms' answers show the first."""
     state = view.state
     fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
     colour = {p.id: i for i, p in enumerate(view.players)}
@@ -171,6 +207,8 @@ def game_context(
                 form.values[f"hand-{score.player_id}"] = str(score.hand)
         if played.caller is not None:
             form.values["caller"] = str(played.caller)
+    history = history_page(state, page)
+    no_time = RoundTime()
     preview: dict[int, int | None] = {}
     if form is not None and cards:
         for p in view.players:
@@ -195,9 +233,8 @@ def game_context(
         "names": view.player_names(),
         "banner": _banner(view),
         "awards": award_lines(view),
-        "chart": build_chart(
-            seats, state, TV if tv else PHONE, target_text=_("target {target}").format(target=state.rules.target)
-        ),
+        "chart": _chart(view, seats, TV if tv else PHONE),
+        "history": history,
         "kind": state.rules.kind.value,
         "preset_name": preset_name,  # an unnamed game is called by its game ("Nerts")
         "words": card_words(state.rules.preset),
@@ -233,7 +270,7 @@ def game_context(
         # ms since 1970, from which the page's script works out its own clock's offset; and each round's
         # time by number for the history (`timings[r.number].duration_s`, `.duration_text`).
         "timer": _timer(view),
-        "timings": view.timings(),
+        "timings": {r.number: view.times.get(view.round_ids[r.number - 1], no_time) for r in history.rounds},
         # The history's per-player labels, translated once per page and filled in per cell with
         # Jinja's `format` filter: a thousand-round history has eight cells a round.
         "cell_labels": {
@@ -248,6 +285,15 @@ def game_context(
         # What a live page asks for after each version event: the view page's fragment, or the keeper's.
         "fragment_url": request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
     }
+
+
+def _chart(view: GameView, seats: list[scoring.Player], size: Any) -> Any:
+    """The score chart: worked out once per version of a cached game, size and language (it goes over
+    every round; a page shows it on every refresh)."""
+    text = _("target {target}").format(target=view.rules.target)
+    return viewcache.derived(
+        view, ("chart", size, text), lambda: build_chart(seats, view.state, size, target_text=text)
+    )
 
 
 def _timer(view: GameView) -> dict[str, Any]:

@@ -3,8 +3,10 @@ post, the error page, and the page for a refused request."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -12,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 from app import i18n
-from app.assets import asset_url
+from app.assets import asset_url, build
 from app.config import ROOT
 from app.errors import (
     GameError,
@@ -83,6 +85,15 @@ def render(
     response = templates.TemplateResponse(request, name, context, status_code=status, headers=headers)
     response.headers["Vary"] = "HX-Request"
     return response
+
+
+def fragment_etag(request: Request, view: Any, kind: str) -> str:
+    """A game page's htmx fragment's ETag: the game's version, the page's kind ("keeper"), what the
+    query asks it to show (the history's page, a correction open, a confirmation; `since` only picks
+    204 or not), the language and the deployment. Weak: the same meaning, not the same bytes."""
+    shown = sorted((k, v) for k, v in request.query_params.multi_items() if k != "since")
+    query = hashlib.sha256(urlencode(shown).encode()).hexdigest()[:8]
+    return f'W/"{view.game.version}.{kind}.fragment.{i18n.current()}.{build()}.{query}"'
 
 
 def error_page(request: Request, status: int, detail: str, title: str | None = None) -> HTMLResponse:

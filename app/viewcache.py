@@ -1,0 +1,150 @@
+"""A small per-process cache of scored games, keyed by (game id, version).
+
+A game page's GET reads the game's version first (one small query, which the live refresh's 204 and
+the 304 need anyway); while that version is cached, the page renders from the cached `GameView` and
+loads and scores nothing. A 1,000-round game then costs about what a 10-round one does
+(docs/performance.md §4). Every change bumps the version, so an entry is never stale: a reader asks
+for the version it just read, and an older entry is simply never asked for again (the LRU drops it).
+
+What is cached must be safe to share between threads and requests: `put` stores a copy of the game
+and its players detached from every session (a session's instance could be expired or refreshed by
+its owner), and readers never change a cached view (the scored state is frozen dataclasses; the
+pages only read). Derived data a page works out from the view (the chart, per size and language) is
+kept beside it with `derived`, made once per entry.
+
+Bounded twice: by the number of games and by their rounds together (a round of 8 players is a few
+KiB of objects), least recently used first out. A game longer than the whole budget is not kept.
+
+`put(view)` is what the save path calls after COMMIT (the game as the write left it), so the first
+viewer after a save finds it warm; the pages call it after a load that missed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from sqlmodel import SQLModel
+
+from app.models import Game
+from app.views import GameView
+
+MAX_GAMES = 64
+MAX_ROUNDS = 20_000  # all cached games' rounds together
+
+T = TypeVar("T")
+
+
+def _detached(row: SQLModel) -> Any:
+    """A plain copy of a table row's fields: a new instance that no session knows."""
+    return type(row)(**{name: getattr(row, name) for name in type(row).model_fields})
+
+
+@dataclass(slots=True)
+class _Entry:
+    view: GameView
+    rounds: int
+    derived: dict[Hashable, Any] = field(default_factory=dict)
+
+
+class ViewCache:
+    """An LRU of scored games by (game id, version), thread-safe."""
+
+    def __init__(self, max_games: int = MAX_GAMES, max_rounds: int = MAX_ROUNDS) -> None:
+        self.max_games = max_games
+        self.max_rounds = max_rounds
+        self._entries: OrderedDict[tuple[str, int], _Entry] = OrderedDict()
+        self._rounds = 0
+        self._lock = threading.Lock()
+
+    def get(self, game_id: str, version: int) -> GameView | None:
+        with self._lock:
+            entry = self._entries.get((game_id, version))
+            if entry is None:
+                return None
+            self._entries.move_to_end((game_id, version))
+            return entry.view
+
+    def put(self, view: GameView) -> GameView:
+        """Keep a detached copy of `view` and answer it (the copy is what every reader shares)."""
+        key = (view.game.id, view.game.version)
+        rounds = max(len(view.round_ids), 1)
+        with self._lock:
+            kept = self._entries.get(key)
+            if kept is not None:
+                self._entries.move_to_end(key)
+                return kept.view
+        if rounds > self.max_rounds:
+            return view
+        shared = replace(view, game=_detached(view.game), players=[_detached(p) for p in view.players])
+        with self._lock:
+            kept = self._entries.get(key)
+            if kept is not None:  # another thread put it meanwhile: share that one
+                return kept.view
+            # An older version of the same game is never asked for again.
+            for old in [k for k in self._entries if k[0] == key[0]]:
+                self._rounds -= self._entries.pop(old).rounds
+            self._entries[key] = _Entry(shared, rounds)
+            self._rounds += rounds
+            while len(self._entries) > self.max_games or self._rounds > self.max_rounds:
+                _, dropped = self._entries.popitem(last=False)
+                self._rounds -= dropped.rounds
+        return shared
+
+    def derived(self, view: GameView, what: Hashable, make: Callable[[], T]) -> T:
+        """What a page works out from a cached view (`what` names it: the chart of a size, in a
+        language), made once per entry; for a view that is not the cached one, made every time."""
+        key = (view.game.id, view.game.version)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry.view is not view:
+                entry = None
+            elif what in entry.derived:
+                return entry.derived[what]
+        value = make()
+        if entry is not None:
+            with self._lock:
+                value = entry.derived.setdefault(what, value)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._rounds = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# The process's cache: every app in the process shares it (a game's id is random and its version
+# moves with every change, so two apps on two databases never meet in it).
+CACHE = ViewCache()
+
+
+def get(game_id: str, version: int) -> GameView | None:
+    return CACHE.get(game_id, version)
+
+
+def put(view: GameView) -> GameView:
+    """Fill the cache with a game as it now stands (the save path calls this after COMMIT)."""
+    return CACHE.put(view)
+
+
+def derived(view: GameView, what: Hashable, make: Callable[[], T]) -> T:
+    return CACHE.derived(view, what, make)
+
+
+def cached_view(games: Any, game_id: str, version: int | None = None) -> GameView:
+    """The game as a page shows it (`games`: the request's app.games.Games): from the cache when
+    `version` (just read) or the game's row finds it there, else loaded once by `games.get` (404 or
+    410 when it is not there), scored and kept. Only the game's row is read on a hit; on a miss the
+    load finds that row in the session and reads the game no second time."""
+    if version is not None and (hit := get(game_id, version)) is not None:
+        return hit
+    game = games.session.get(Game, game_id)
+    if game is not None and game.version != version and (hit := get(game_id, game.version)) is not None:
+        return hit
+    return put(games.get(game_id))
