@@ -19,6 +19,7 @@ from sqlalchemy import bindparam
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, select
 
+from app import viewcache
 from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
@@ -228,6 +229,11 @@ class WriteTransactions:
                         error.view = before  # type: ignore[attr-defined]
                     session.rollback()
                     raise
+            # Warm for the viewers the publish is about to send for it (app.viewcache), then tell them.
+            try:
+                viewcache.put(view)
+            except Exception:  # a cache, never a reason to fail a committed save
+                log.exception("could not keep game %s at version %s in the view cache", game_id, game.version)
             self.broker.publish(game_id, game.version, start_ms)
             return Outcome(status, body, view)
 

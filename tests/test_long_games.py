@@ -162,11 +162,18 @@ def test_pages_render_from_the_cache_while_the_version_is_the_same(app: FastAPI,
     cached = viewcache.get(long_game.id, long_game.get()["version"])
     assert cached is not None
     assert inspect(cached.game).session is None and all(inspect(p).session is None for p in cached.players)
-    # A save moves the version on: the next page loads and scores the game again, and shows the round.
+    # A save moves the version on and leaves the game as it now stands in the cache (the save path
+    # puts it there after COMMIT): the next page shows the round without loading the game again.
     long_game.add_round(ROUND)
     with statements(app) as after:
         page = html(client.get(url))
-    assert reads_of(after, "round") == 1
+    assert (reads_of(after, "player"), reads_of(after, "round")) == (0, 0), after
+    assert shown_rounds(page)[0] == 31
+    # Emptied (a restart, another process): loaded and scored once again.
+    viewcache.CACHE.clear()
+    with statements(app) as cold_again:
+        page = html(client.get(url))
+    assert reads_of(cold_again, "round") == 1
     assert shown_rounds(page)[0] == 31
 
 
