@@ -522,6 +522,16 @@
     });
     if (kept) event.detail.serverResponse = answer.innerHTML;
   });
+  // A post from this page says which rounds it shows, at which version: a new round's answer then
+  // leaves those out as empty cards marked hx-preserve, which htmx fills with the ones shown here.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var game = document.getElementById("game");
+    if (!isKeeperPage() || !game || event.detail.verb !== "post") return;
+    var cards = game.querySelectorAll(".round-card[data-round]");
+    if (!cards.length) return;
+    event.detail.headers["Blitzboard-Shown"] =
+      game.dataset.version + " " + cards[cards.length - 1].dataset.round + "-" + cards[0].dataset.round;
+  });
 
   // --- start signal and round timer (issue 13, part 4; templates/_timer.html) -----------------------
   // "Blitz!" is a moment in the server's clock (blitz_at, ms since 1970). Each page measures its own

@@ -11,6 +11,7 @@ routes answer the `_game.html` fragment that the page itself includes.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -182,6 +183,7 @@ def _keeper_answer(
     view: GameView | None = None,
     done: dict[str, int] | None = None,
     refused: tuple[int, str] | None = None,
+    preserved: range | tuple[()] = (),
 ) -> Response:
     """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
     `view` when the use case already has the game as it now stands. `done` names a round just saved
@@ -205,6 +207,7 @@ def _keeper_answer(
         changes=change_lines(games, view, refused=refused),
         table=table_link(request, games.session, view),
     )
+    context["preserved_rounds"] = preserved  # rounds the page shows as they are: left out (htmx keeps them)
     return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
 
 
@@ -256,7 +259,26 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         return _keeper_answer(request, games, game_id, form=state, status=error.status, view=_loaded(error))
     rounds = len(outcome.view.round_ids) if outcome.view else 0
     done = {"corrected": number} if number is not None else {"saved": rounds}
-    return _keeper_answer(request, games, game_id, view=outcome.view, done=done)
+    unchanged = _unchanged_rounds(request, outcome.version, rounds) if number is None and outcome.view else ()
+    return _keeper_answer(request, games, game_id, view=outcome.view, done=done, preserved=unchanged)
+
+
+_SHOWN = re.compile(r"(\d{1,12}) (\d{1,9})-(\d{1,9})")
+
+
+def _unchanged_rounds(request: Request, version: int, rounds: int) -> range:
+    """After a new round (its number `rounds`, the game now at `version`): the rounds the page that
+    saved it already shows as they still are, which the answer leaves out (`Blitzboard-Shown:
+    <version> <first>-<last>`, sent by static/app.js with the keeper's posts). Only when the page
+    showed the game as this save found it (one version before) and its latest rounds: a new round
+    changes no earlier one. Anything else, or no header (no JavaScript, rounds.js): none left out."""
+    shown = _SHOWN.fullmatch(request.headers.get("blitzboard-shown", "")) if is_htmx(request) else None
+    if shown is None:
+        return range(0)
+    seen_version, first, last = (int(part) for part in shown.groups())
+    if seen_version != version - 1 or last != rounds - 1 or first < 1 or first > last:
+        return range(0)
+    return range(first, last + 1)
 
 
 def _loaded(error: Exception) -> GameView | None:
