@@ -22,7 +22,7 @@ class SecurityHeaders:
     starting a game, posts there) and every answer that sets or clears an edit cookie.
     """
 
-    def __init__(self, app: ASGIApp, hsts_seconds: int = 0) -> None:
+    def __init__(self, app: ASGIApp | None, hsts_seconds: int = 0) -> None:
         self.app = app
         self.csp = content_security_policy()
         # Only on answers to HTTPS requests (RFC 6797 §7.2: a browser ignores it over plain HTTP, and a
@@ -34,25 +34,27 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        # The interactive API docs load only this site's files too (app/routes/docs.py); ReDoc's page may
-        # also add empty <style> elements and use a data: font. No other host, no inline script and no
-        # eval anywhere.
-        policy = DOCS_CSP.get(scope["path"], self.csp)
-        form_post = scope["method"] == "POST" and not scope["path"].startswith("/api/")
-        hsts = self.hsts if scope.get("scheme") == "https" else None
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.setdefault("Content-Security-Policy", policy)
-                headers.setdefault("X-Content-Type-Options", "nosniff")
-                headers.setdefault("X-Frame-Options", "DENY")
-                edit_cookie = any(c.startswith(EDIT_COOKIE_PREFIX) for c in headers.getlist("set-cookie"))
-                referrer = "no-referrer" if form_post or edit_cookie else "strict-origin-when-cross-origin"
-                headers.setdefault("Referrer-Policy", referrer)
-                headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-                if hsts:
-                    headers.setdefault("Strict-Transport-Security", hsts)
+                self.add_to(scope, message)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+    def add_to(self, scope: Scope, message: Message) -> None:
+        """Set the headers on an answer's `http.response.start` message (app.stream_front's streams too)."""
+        # The interactive API docs load only this site's files too (app/routes/docs.py); ReDoc's page may
+        # also add empty <style> elements and use a data: font. No other host, no inline script and no
+        # eval anywhere.
+        headers = MutableHeaders(scope=message)
+        headers.setdefault("Content-Security-Policy", DOCS_CSP.get(scope["path"], self.csp))
+        headers.setdefault("X-Content-Type-Options", "nosniff")
+        headers.setdefault("X-Frame-Options", "DENY")
+        form_post = scope["method"] == "POST" and not scope["path"].startswith("/api/")
+        edit_cookie = any(c.startswith(EDIT_COOKIE_PREFIX) for c in headers.getlist("set-cookie"))
+        referrer = "no-referrer" if form_post or edit_cookie else "strict-origin-when-cross-origin"
+        headers.setdefault("Referrer-Policy", referrer)
+        headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+        if self.hsts and scope.get("scheme") == "https":
+            headers.setdefault("Strict-Transport-Security", self.hsts)

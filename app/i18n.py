@@ -173,27 +173,37 @@ class Languages:
         if scope["type"] != "http" or scope["path"].startswith("/static/"):
             await self.app(scope, receive, send)
             return
-        headers = {k: v for k, v in scope["headers"] if k in (b"cookie", b"accept-language")}
-        cookie = _cookie_value(headers.get(b"cookie", b"").decode("latin-1"))
-        lang = choose(scope["path"], cookie, headers.get(b"accept-language", b"").decode("latin-1"))
+        lang = language_of(scope)
         token = _current.set(lang)
-        vary = b"Accept-Language" if scope["path"].startswith("/api/") else b"Accept-Language, Cookie"
 
         async def send_with_language(message: Message) -> None:
             if message["type"] == "http.response.start":
-                out = list(message.get("headers", []))
-                existing = [v for k, v in out if k.lower() == b"vary"]
-                out = [(k, v) for k, v in out if k.lower() != b"vary"]
-                out.append((b"vary", b", ".join([*existing, vary])))
-                if not any(k.lower() == b"content-language" for k, _ in out):  # a route may know better
-                    out.append((b"content-language", lang.encode()))
-                message = {**message, "headers": out}
+                message = {**message, "headers": with_language(scope, lang, message.get("headers", []))}
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_language)
         finally:
             _current.reset(token)
+
+
+def language_of(scope: Scope) -> str:
+    """The request's language: the switch's cookie on pages, else Accept-Language (only that under /api/)."""
+    headers = {k: v for k, v in scope["headers"] if k in (b"cookie", b"accept-language")}
+    cookie = _cookie_value(headers.get(b"cookie", b"").decode("latin-1"))
+    return choose(scope["path"], cookie, headers.get(b"accept-language", b"").decode("latin-1"))
+
+
+def with_language(scope: Scope, lang: str, headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """An answer's headers with Vary naming what chose the language, and Content-Language unless set."""
+    vary = b"Accept-Language" if scope["path"].startswith("/api/") else b"Accept-Language, Cookie"
+    out = list(headers)
+    existing = [v for k, v in out if k.lower() == b"vary"]
+    out = [(k, v) for k, v in out if k.lower() != b"vary"]
+    out.append((b"vary", b", ".join([*existing, vary])))
+    if not any(k.lower() == b"content-language" for k, _ in out):  # a route may know better
+        out.append((b"content-language", lang.encode()))
+    return out
 
 
 def _cookie_value(header: str) -> str | None:

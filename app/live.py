@@ -22,37 +22,58 @@ from contextlib import asynccontextmanager
 
 
 class Subscription:
-    __slots__ = ("_changed", "closed", "start", "version")
+    """What one open stream hears. Small on purpose (10,000 may be open in one process): a flag and, while
+    its reader waits, one future; no asyncio.Event (its deque of waiters) nor a task."""
+
+    __slots__ = ("_changed", "_waiter", "closed", "start", "version")
 
     def __init__(self) -> None:
         self.version = 0
         self.start = 0  # the latest round start announced: its "Blitz!" in ms since 1970 (0: none yet)
         self.closed = False
-        self._changed = asyncio.Event()
+        self._changed = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def _wake(self) -> None:
+        self._changed = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def close(self) -> None:
-        """Wake the reader for good (the server is shutting down)."""
+        """Wake the reader for good (the server is shutting down, or the client left)."""
         self.closed = True
-        self._changed.set()
+        self._wake()
 
     def _offer(self, version: int, start: int | None = None) -> None:
         if version > self.version:
             self.version = version
-            self._changed.set()
+            self._wake()
         if start and start != self.start:
             self.start = start
-            self._changed.set()
+            self._wake()
 
     async def wait(self, timeout: float | None = None) -> int | None:
         """The newest version announced since the last call; None after `timeout` seconds or once closed."""
-        try:
-            await asyncio.wait_for(self._changed.wait(), timeout)
-        except TimeoutError:
+        if not self._changed:
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = None if timeout is None else loop.call_later(timeout, _time_up, waiter)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+        if self.closed or not self._changed:
             return None
-        if self.closed:
-            return None
-        self._changed.clear()
+        self._changed = False
         return self.version
+
+
+def _time_up(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class Broker:
@@ -102,6 +123,12 @@ class Broker:
                 listeners.discard(subscription)
                 if not listeners:
                     del self._subscriptions[game_id]
+
+    def close_all(self) -> None:
+        """End every open stream (the server is shutting down): each sends its last chunk and returns."""
+        for listeners in list(self._subscriptions.values()):
+            for subscription in list(listeners):
+                subscription.close()
 
     def watched_games(self) -> list[str]:
         return list(self._subscriptions)

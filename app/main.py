@@ -46,6 +46,7 @@ from app.routes import (
     view_pages,
 )
 from app.sealing import Sealer, load_secret
+from app.stream_front import Blitzboard
 from app.views import current_versions
 from app.web.render import error_page, refused_page
 
@@ -110,6 +111,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            # Streams still open here were not told by the server (app.server does it, as uvicorn begins
+            # to shut down): they end now.
+            app.state.broker.close_all()
             if listener:
                 await listener.stop()
             if notifier:
@@ -119,7 +123,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             quiet_repeats()
 
     # The interactive docs are served by app/routes/docs.py from vendored files, not from FastAPI's CDN.
-    app = FastAPI(
+    # Blitzboard: FastAPI with app.stream_front in front of the middleware, for the open event streams.
+    app = Blitzboard(
         title="Blitzboard",
         version=package_version(),
         description=API_DESCRIPTION,

@@ -9,6 +9,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.responses import HTMLResponse, Response
@@ -214,19 +215,21 @@ class AccessLog:
             await self.app(scope, receive, send)
             return
 
-        def log(status: int, seconds: float) -> None:
-            client = scope.get("client") or ("-", 0)
-            access_log.info(
-                '%s "%s %s" %s %.1fms request_id=%s',
-                client[0],
-                scope["method"],
-                loggable(redact(scope["path"])),
-                status,
-                seconds * 1000,
-                request_id_of(scope),
-            )
+        await call_noting_status(self.app, scope, receive, send, partial(log_access, scope))
 
-        await call_noting_status(self.app, scope, receive, send, log)
+
+def log_access(scope: Scope, status: int, seconds: float) -> None:
+    """The access log's line for one request (app.stream_front writes the streams' lines with it too)."""
+    client = scope.get("client") or ("-", 0)
+    access_log.info(
+        '%s "%s %s" %s %.1fms request_id=%s',
+        client[0],
+        scope["method"],
+        loggable(redact(scope["path"])),
+        status,
+        seconds * 1000,
+        request_id_of(scope),
+    )
 
 
 class CompressPublic:

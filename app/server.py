@@ -25,6 +25,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from app.config import Settings
 from app.limits import capacity
 from app.logs import logging_config
+from app.streaming import ON_SHUTDOWN
 
 log = logging.getLogger("blitzboard.server")
 
@@ -95,6 +96,16 @@ class _GuardedConnection:
             self.guard.leave(self._peer)
             self._peer = None
         super().connection_lost(exc)  # type: ignore[misc]
+
+    def shutdown(self) -> None:
+        """uvicorn asks every connection to finish (the server is shutting down): an open event stream
+        ends now, with its last chunk (app.streaming), rather than when the graceful timeout cancels it."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            end_stream = cycle.scope.get(ON_SHUTDOWN)
+            if end_stream is not None:
+                end_stream()
+        super().shutdown()  # type: ignore[misc]
 
     def data_received(self, data: bytes) -> None:
         if self._head_timer is None and (self.cycle is None or self.cycle.response_complete):

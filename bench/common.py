@@ -489,6 +489,7 @@ SECTION_ORDER = [
     "tables",
     "table_page",
     "offline",
+    "streams",
 ]
 
 

@@ -355,9 +355,9 @@ def write(out: dict, info: dict[str, str], backend: str) -> None:
             f"{peak:.0f} MiB with 1,000 more connections",
             "met": met_memory,
             "margin": f"{300 - peak:.0f} MiB to spare" if met_memory else f"{peak - 300:.0f} MiB over",
-            "why": f"{per_stream:.0f} KiB per open stream (its connection, the tasks sse-starlette and the route "
-            "run per stream, the subscription); the rest is the process itself (Python, FastAPI, SQLAlchemy, "
-            "Jinja)",
+            "why": f"{per_stream:.0f} KiB per open stream (its connection, the stream's loop and the task that waits "
+            "for the client to leave, the subscription: bench/streams.py); the rest is the process itself (Python, "
+            "FastAPI, SQLAlchemy, Jinja)",
             "close": "nothing needed at this size; memory grows linearly with open streams",
         },
     ]

@@ -11,19 +11,12 @@ from the server's on receipt and shows "Blitz!" at the same moment as every othe
 
 from __future__ import annotations
 
-import asyncio
-import json
-import time
-from collections.abc import AsyncIterator
 from datetime import datetime
-from typing import Any
+from functools import partial
 
-import anyio
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from sse_starlette.sse import EventSourceResponse, ServerSentEvent
-from starlette.types import Receive, Scope, Send
 
 from app.answers import ProblemDetails
 from app.i18n import N_, _, ngettext
@@ -31,38 +24,18 @@ from app.limits import StreamSlots
 from app.problems import PROBLEM_JSON, problem
 from app.ratelimit import client_address
 from app.routes.deps import GameId, operation_id
-from app.timing import epoch_ms
+from app.streaming import EventStream
 from app.views import current_version_and_start, current_versions, was_deleted
 
 router = APIRouter(generate_unique_id_function=operation_id)
 
-RETRY_MS = 2000
+# The two paths of a stream, as app.stream_front matches them before the middleware (the route's
+# templates; metrics count by them).
+PATHS = ("/g/{game_id}/events", "/api/v1/games/{game_id}/events")
 # A refused stream: when an API client may ask again. The view page polls meanwhile, and htmx's SSE
 # extension asks again with its own growing delay (0.5 s doubling up to 64 s; EventSource can't read
 # this header).
 RETRY_LATER = {"Retry-After": "30"}
-
-
-class _HoldingSlot(EventSourceResponse):
-    """An event stream that gives its client's stream slot back when it ends, however it ends (the
-    client left, the server shuts down, an error)."""
-
-    def __init__(self, slots: StreamSlots, client: str, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._slots = slots
-        self._client = client
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self._slots.release(self._client)
-
-
-def start_event(blitz_at: int) -> ServerSentEvent:
-    """A round's start, with the server's clock as it is sent (the listener's offset is measured from it)."""
-    data = json.dumps({"blitz_at": blitz_at, "server_now": round(time.time() * 1000)}, separators=(",", ":"))
-    return ServerSentEvent(data=data, event="start")
 
 
 def _current_version(engine, game_id: str) -> int | None:
@@ -74,8 +47,37 @@ def _current_state(engine, game_id: str) -> tuple[int, datetime | None] | None:
     return current_version_and_start(engine, game_id)
 
 
+async def _read_state(engine, game_id: str) -> tuple[int, datetime | None] | None:
+    return await run_in_threadpool(_current_state, engine, game_id)
+
+
+async def open_stream(app: FastAPI, game_id: str, client: str) -> EventStream | int:
+    """The stream of a game that exists, its client's slot taken; else what refuses it: 429 or 503 (no
+    slot), 404 (no such game; 410 when it was deleted is told by the route, which reads why)."""
+    slots: StreamSlots = app.state.streams
+    refused = slots.acquire(client)
+    if refused is not None:
+        return refused
+    engine = app.state.engine
+    try:
+        version = await run_in_threadpool(_current_version, engine, game_id)
+    except BaseException:
+        slots.release(client)
+        raise
+    if version is None:
+        slots.release(client)
+        return 404
+    return EventStream(
+        app.state.broker,
+        game_id,
+        partial(_read_state, engine, game_id),
+        app.state.settings.sse_ping_seconds,
+        partial(slots.release, client),
+    )
+
+
 @router.get(
-    "/api/v1/games/{game_id}/events",
+    PATHS[1],
     tags=["games"],
     summary="Follow a game live (Server-Sent Events)",
     description="A `version` event carrying the game's version now, then one for every change. Read the game "
@@ -102,78 +104,25 @@ def _current_state(engine, game_id: str) -> tuple[int, datetime | None] | None:
         },
     },
 )
-@router.get("/g/{game_id}/events", name="game_events", include_in_schema=False)
+@router.get(PATHS[0], name="game_events", include_in_schema=False)
 async def game_events(request: Request, game_id: GameId) -> Response:
-    engine = request.app.state.engine
-    broker = request.app.state.broker
+    """Reached through the middleware only by a HEAD, an id the front refused to guess about, or a stream
+    the front could not open (refused, unknown game): app.stream_front answers the open ones itself."""
     slots: StreamSlots = request.app.state.streams
-    client = client_address(request)
-    refused = slots.acquire(client)
-    if refused == 429:
+    opened = await open_stream(request.app, game_id, client_address(request))
+    if isinstance(opened, EventStream):
+        return opened
+    if opened == 429:
         detail = ngettext(
             "This address already follows {count} live game; close it, or reload later.",
             "This address already follows {count} live games; close one, or reload later.",
             slots.per_client,
         ).format(count=slots.per_client)
         return problem(429, detail, slug="too-many-streams", title=N_("Too many live streams"), headers=RETRY_LATER)
-    if refused is not None:
+    if opened == 503:
         detail = _("The server follows as many live games as it can; the page will update when you reload.")
         return problem(503, detail, slug="streams-full", title=N_("Live updates are full"), headers=RETRY_LATER)
-    try:
-        version = await run_in_threadpool(_current_version, engine, game_id)
-    except BaseException:
-        slots.release(client)
-        raise
-    if version is None:
-        slots.release(client)
-        if await run_in_threadpool(was_deleted, engine, game_id):
-            return problem(410, _("This game was deleted by its scorekeeper."), slug="gone", title=N_("Gone"))
-        detail = _("There is no game {game_id}.").format(game_id=repr(game_id))
-        return problem(404, detail, slug="not-found", title=N_("Not found"))
-
-    shutting_down = anyio.Event()  # sse-starlette sets it when the server begins to shut down
-
-    async def stream() -> AsyncIterator[ServerSentEvent]:
-        async with broker.subscribe(game_id) as subscription:
-
-            async def close_on_shutdown() -> None:
-                await shutting_down.wait()
-                subscription.close()
-
-            # A plain task rather than a task group: a generator must not yield inside a cancel
-            # scope (a client that leaves early would make the scope exit out of order).
-            watcher = asyncio.ensure_future(close_on_shutdown())
-            try:
-                # Read again after subscribing: a save between the first read and the subscription
-                # is then either in this number or announced to the subscription; never lost.
-                now = await run_in_threadpool(_current_state, engine, game_id)
-                if now is None:  # deleted meanwhile: the client's next connect is told 410
-                    return
-                last, running = now
-                # A round running as the stream opens (a page loaded or reconnected mid-round): its start
-                # again, with the server's clock now, so the page measures its offset afresh.
-                if running is not None:
-                    yield start_event(epoch_ms(running))
-                yield ServerSentEvent(data=str(last), event="version", retry=RETRY_MS)
-                started = subscription.start  # a start before this stream opened is in the game it read
-                while not subscription.closed:
-                    newest = await subscription.wait()
-                    if newest is not None and subscription.start != started:
-                        started = subscription.start
-                        yield start_event(started)
-                    if newest is not None and newest > last:
-                        last = newest
-                        yield ServerSentEvent(data=str(last), event="version")
-                # Shutting down: the stream ends properly; the browser reconnects to another process.
-            finally:
-                watcher.cancel()
-
-    return _HoldingSlot(
-        slots,
-        client,
-        stream(),
-        ping=request.app.state.settings.sse_ping_seconds,
-        shutdown_event=shutting_down,
-        shutdown_grace_period=1.0,
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
+    if await run_in_threadpool(was_deleted, request.app.state.engine, game_id):
+        return problem(410, _("This game was deleted by its scorekeeper."), slug="gone", title=N_("Gone"))
+    detail = _("There is no game {game_id}.").format(game_id=repr(game_id))
+    return problem(404, detail, slug="not-found", title=N_("Not found"))
