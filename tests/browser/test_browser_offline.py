@@ -459,6 +459,7 @@ def test_an_update_of_the_static_files_replaces_the_cache(phones: Phones, tmp_pa
         _context, page = keeper(phones, server, game)
         old = [e["url"] for e in cached(page) if "/static/app.js" in e["url"]]
         assert len(old) == 1
+        old_caches = sorted({e["cache"] for e in cached(page)})  # before the new worker can make its own
 
         server.stop()
         app_js = tree / "static" / "app.js"
@@ -469,7 +470,7 @@ def test_an_update_of_the_static_files_replaces_the_cache(phones: Phones, tmp_pa
             page,
             "old => caches.keys().then(names => names.some(n => n.startsWith('blitzboard-static-'))"
             " && !names.some(n => old.includes(n)))",
-            sorted({e["cache"] for e in cached(page)}),
+            old_caches,
         )
         page.reload()
         entries = cached(page)
