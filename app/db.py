@@ -10,21 +10,24 @@ changed what it read. Taking the write lock at BEGIN makes writers queue up inst
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated
 from weakref import WeakKeyDictionary
 
 from fastapi import Depends, Request
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, exc
 from sqlmodel import Session, create_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-# PostgreSQL: a pooled connection is replaced after this many seconds (before a firewall, a proxy
-# or the server's idle timeout drops it), instead of a round trip to check it before every use; a
-# connection that died anyway fails its first statement, and the request runs once more (a write:
-# app.writes; a GET or HEAD: app.errors_http).
+# PostgreSQL: a pooled connection is replaced after POOL_RECYCLE_S (before a firewall, a proxy or the
+# server's idle timeout drops it), and one is checked with a round trip before use only when it sat
+# idle in the pool for IDLE_PING_S or more (a connection in steady use is not pinged: under load,
+# none is). One that died anyway fails its first statement and the request runs once more (a game's
+# write: app.writes; a GET or HEAD: app.errors_http); other writes answer 503 with Retry-After.
 POOL_RECYCLE_S = 300
+IDLE_PING_S = 10
 # The execution option a write transaction sets on its connection before BEGIN (see begin_write).
 WRITE_OPTION = "blitzboard_write"
 
@@ -39,7 +42,9 @@ def make_engine(url: str, *, synchronous: str = "FULL", busy_timeout_ms: int | N
         # psycopg 3 is the driver we install; plain postgresql:// would ask SQLAlchemy for psycopg2.
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     if not is_sqlite(url):
-        return create_engine(url, pool_recycle=POOL_RECYCLE_S, pool_size=10, max_overflow=20)
+        engine = create_engine(url, pool_recycle=POOL_RECYCLE_S, pool_size=10, max_overflow=20)
+        _ping_when_idle(engine)
+        return engine
 
     if busy_timeout_ms is None:
         busy_timeout_ms = SQLITE_BUSY_TIMEOUT_MS
@@ -74,6 +79,28 @@ def make_engine(url: str, *, synchronous: str = "FULL", busy_timeout_ms: int | N
             connection.exec_driver_sql("BEGIN")
 
     return engine
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Check a pooled connection before use only when it sat idle for IDLE_PING_S (SQLAlchemy's
+    "pessimistic" disconnect handling, limited to the connections likely to have died): a dead one
+    raises DisconnectionError, and the pool replaces it and tries again."""
+
+    @event.listens_for(engine, "checkin")
+    def _note(_dbapi_connection, record) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _check(dbapi_connection, record, _proxy) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < IDLE_PING_S:
+            return
+        try:
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            dbapi_connection.rollback()
+        except Exception as error:
+            raise exc.DisconnectionError() from error
 
 
 def begin_write(session: Session) -> None:

@@ -25,6 +25,8 @@ import psycopg
 from app.live import Broker
 
 CHANNEL = "blitzboard_games"
+SEND_TIMEOUT_S = 5  # a notice not sent by then: the connection is dropped and made again
+KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 log = logging.getLogger("blitzboard.live")
 
 
@@ -72,7 +74,7 @@ class PostgresListener:
         first = True
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as conn:
+                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True, **KEEPALIVES) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     self.ready.set()
                     delay = 0.5
@@ -111,6 +113,7 @@ class PostgresNotifier:
         self._pending: dict[str, tuple[int, int | None]] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self._sending = False  # a batch is on its way (stop() waits for it)
         self.sent = 0  # notices sent (tests read it)
 
     def send(self, game_id: str, version: int, start: int | None = None) -> None:
@@ -127,7 +130,7 @@ class PostgresNotifier:
 
     async def stop(self) -> None:
         if self._task:
-            if self._pending:  # what the last saves published: a moment to send it
+            if self._pending or self._sending:  # what the last saves published: a moment to send it
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._drained(), 1)
             self._task.cancel()
@@ -135,28 +138,35 @@ class PostgresNotifier:
                 await self._task
 
     async def _drained(self) -> None:
-        while self._pending:
+        while self._pending or self._sending:
             await asyncio.sleep(0.01)
 
     async def _run(self) -> None:
         delay = 0.5
         while True:
             try:
-                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as conn:
+                # TCP keepalives: a connection that went half-open is noticed in about a minute.
+                async with await psycopg.AsyncConnection.connect(self.url, autocommit=True, **KEEPALIVES) as conn:
                     delay = 0.5
                     while True:
                         await self._wake.wait()
                         self._wake.clear()
                         batch, self._pending = self._pending, {}
+                        self._sending = True
                         try:
-                            await conn.execute(
-                                "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
-                                (CHANNEL, [notice(g, v, s) for g, (v, s) in batch.items()]),
+                            await asyncio.wait_for(
+                                conn.execute(
+                                    "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
+                                    (CHANNEL, [notice(g, v, s) for g, (v, s) in batch.items()]),
+                                ),
+                                SEND_TIMEOUT_S,
                             )
                         except BaseException:
                             for game_id, (version, start) in batch.items():
                                 self.send(game_id, version, start)  # back in line (newer ones win)
                             raise
+                        finally:
+                            self._sending = False
                         self.sent += len(batch)
             except asyncio.CancelledError:
                 raise

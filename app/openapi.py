@@ -23,8 +23,10 @@ _LOCATION = {
 }
 # The other answers that make something: where it is changed from now on (it has no GET of its own).
 _LOCATIONS = {
-    "/api/v1/games/{game_id}/rounds": "The new round's URL, where it is corrected (PUT) or deleted (DELETE).",
-    "/api/v1/tables/{table_id}/people": "The new person's URL, where they are renamed (PATCH) or removed (DELETE).",
+    "/api/v1/games/{game_id}/rounds": "The new round's URL, where it is corrected (PUT) or deleted (DELETE). "
+    "Rounds are numbered by their order, so the URL names this round only while the game is at the answer's "
+    "version: send `If-Match` with the answer's ETag when you use it.",
+    "/api/v1/tables/{table_id}/people": "The table (the person added is in the body).",
 }
 _PREFERENCE_APPLIED = {
     "description": "`return=minimal` when the request's `Prefer: return=minimal` was honoured: the body is the "

@@ -67,9 +67,13 @@ class StreamFront:
             return
         template = PATHS[0] if match.group(1) == "g" else PATHS[1]
         del match  # what this frame holds, it holds for the stream's hours
-        request_id = incoming_request_id(scope) or new_request_id()
-        token = current_request_id.set(request_id)
-        self._add_headers(scope, opened, request_id)
+        try:
+            request_id = incoming_request_id(scope) or new_request_id()
+            token = current_request_id.set(request_id)
+            self._add_headers(scope, opened, request_id)
+        except BaseException:
+            opened.release()  # the stream never ran: its slot goes back now
+            raise
         try:
             await call_noting_status(opened, scope, receive, send, partial(self._ended, scope, template))
         finally:

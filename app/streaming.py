@@ -14,7 +14,9 @@ once it is back). docs/performance.md ("10,000 viewers in one process") measures
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -26,6 +28,7 @@ from app.live import Broker, Subscription
 from app.timing import epoch_ms
 
 # The stream leaves the function that ends it under this key of its ASGI scope (app.server calls it).
+log = logging.getLogger("blitzboard.live")
 ON_SHUTDOWN = "blitzboard.on_shutdown"
 RETRY_MS = 2000
 HEADERS = [
@@ -89,6 +92,10 @@ class EventStream(Response):
                 leaving = asyncio.ensure_future(_until_disconnect(receive, subscription))
                 try:
                     await self._run(subscription, send)
+                except Exception as error:  # the database failed after the answer began: end it, said once
+                    log.warning("the event stream of game %s ended on %s", self.game_id, type(error).__name__)
+                    with contextlib.suppress(Exception):
+                        await send({"type": "http.response.body", "body": b"", "more_body": False})
                 finally:
                     leaving.cancel()
                     scope.pop(ON_SHUTDOWN, None)

@@ -12,8 +12,14 @@ its owner), and readers never change a cached view (the scored state is frozen d
 pages only read). Derived data a page works out from the view (the chart, per size and language) is
 kept beside it with `derived`, made once per entry.
 
-Bounded twice: by the number of games and by their rounds together (a round of 8 players is a few
-KiB of objects), least recently used first out. A game longer than the whole budget is not kept.
+Bounded twice: by the number of games and by their rounds together (a round of 8 players is about
+1.2 KiB of scored objects, so the 20,000-round budget is some 25-40 MiB a process), least recently
+used first out. A game longer than the whole budget is not kept. A newer version of a game is never
+replaced by an older one that a slow reader puts late.
+
+Versions only move forward while the server runs; restoring a database backup under running servers
+would bring back version numbers they have cached with other rounds: restart them after a restore
+(README, on backups).
 
 `put(view)` is what the save path calls after COMMIT (the game as the write left it), so the first
 viewer after a save finds it warm; the pages call it after a load that missed.
@@ -79,13 +85,22 @@ class ViewCache:
                 return kept.view
         if rounds > self.max_rounds:
             return view
-        shared = replace(view, game=_detached(view.game), players=[_detached(p) for p in view.players])
+        shared = replace(
+            view,
+            game=_detached(view.game),
+            players=[_detached(p) for p in view.players],
+            round_ids=list(view.round_ids),
+            times=dict(view.times),
+        )
         with self._lock:
             kept = self._entries.get(key)
             if kept is not None:  # another thread put it meanwhile: share that one
                 return kept.view
+            same_game = [k for k in self._entries if k[0] == key[0]]
+            if any(k[1] > key[1] for k in same_game):
+                return shared  # a newer version is kept already (a slow reader came late): not this one
             # An older version of the same game is never asked for again.
-            for old in [k for k in self._entries if k[0] == key[0]]:
+            for old in same_game:
                 self._rounds -= self._entries.pop(old).rounds
             self._entries[key] = _Entry(shared, rounds)
             self._rounds += rounds

@@ -200,7 +200,10 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
         round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
     }
     for round_id, player_id, dutch, blitz, hand, called in connection.execute(SCORES_OF, {"ids": ids}):
-        scores[round_id].append(
+        bucket = scores.get(round_id)
+        if bucket is None:  # a round saved since the rounds were read (PostgreSQL reads each statement afresh)
+            continue
+        bucket.append(
             scoring.Score(player_id, dutch, blitz)
             if hand is None
             else scoring.Score(player_id, None, None, hand, bool(called))

@@ -166,3 +166,23 @@ def test_the_notifier_sends_again_after_losing_its_connection(client: TestClient
         version = game.add_round(SMALL_ROUND).json()["version"]
         heard = [parse_notice(n.payload) for n in listener.notifies(timeout=30, stop_after=1)]
     assert heard == [(game.id, version, None)]
+
+
+@postgres_only
+def test_a_connection_idle_long_enough_is_checked_before_use(client: TestClient, app: FastAPI, monkeypatch):
+    """A table's write has no retry of its own: the pool checks a connection that sat idle, so a dead
+    one is replaced before the write meets it (connections in steady use are not checked)."""
+    from app import db as database
+
+    monkeypatch.setattr(database, "IDLE_PING_S", 0)
+    engine = app.state.engine
+    assert client.post(f"{API}/tables", json={"name": "Before"}).status_code == 201
+    admin_url = engine.url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        killed = admin.execute(
+            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = %s "
+            "AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%%' AND query NOT LIKE '%%pg_notify%%'",
+            (engine.url.database,),
+        ).fetchone()[0]
+    assert killed >= 1
+    assert client.post(f"{API}/tables", json={"name": "After"}).status_code == 201

@@ -191,6 +191,8 @@ def test_the_cache_is_bounded_by_games_and_by_rounds():
     assert (cache.get("a", 1), cache.get("b", 1), cache.get("c", 1)) == (None, b, c)  # least recent out
     cache.put(view("b", version=2))  # a newer version replaces the older one
     assert cache.get("b", 1) is None and cache.get("b", 2) is not None and cache.get("c", 1) is c
+    late = view("b", version=1)  # a slow reader's older version, put late: never replaces the newer
+    assert cache.put(late).game.version == 1 and cache.get("b", 1) is None and cache.get("b", 2) is not None
     cache.put(view("d", rounds=10))
     assert len(cache) == 1 and cache.get("d", 1) is not None  # two games at most, and 10 + 1 rounds are over the budget
     too_long = view("e", rounds=11)
@@ -204,3 +206,15 @@ def test_the_cache_is_bounded_by_games_and_by_rounds():
     cache.derived(view("d", rounds=10), "x", lambda: made.append(1))
     assert len(made) == 2
     assert a.game is not None
+
+
+def test_a_keeper_fragment_with_a_handover_link_has_no_etag(keeper: TestClient, long_game: GameHandle):
+    """The handover link's token expires: the same version is not the same answer."""
+    plain = keeper.get(f"/g/{long_game.id}/score", headers=HTMX)
+    assert plain.headers.get("ETag")
+    moving = keeper.get(f"/g/{long_game.id}/score?handover=move", headers=HTMX)
+    assert moving.status_code == 200 and "ETag" not in moving.headers
+    again = keeper.get(
+        f"/g/{long_game.id}/score?handover=move", headers=HTMX | {"If-None-Match": plain.headers["ETag"]}
+    )
+    assert again.status_code == 200

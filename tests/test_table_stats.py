@@ -418,6 +418,8 @@ def test_an_unknown_table_is_a_404_problem(client: TestClient, what: str):
         ("to=2026-11-06", "to"),  # a date alone has none either
         ("from=1762459200", "from"),  # a number of seconds is not ISO 8601
         ("from=", "from"),
+        ("from=0001-01-01T00:00:00%2B01:00", "from"),  # before the first moment UTC can hold (was a 500)
+        ("to=9999-12-31T23:59:59-01:00", "to"),  # after the last one
         ("from=2026-11-06T20:00:00Z&to=2026-11-06T20:00:00Z", "to"),  # an empty period
         ("from=2026-11-07T00:00:00Z&to=2026-11-06T00:00:00Z", "to"),
         ("kind=poker", "kind"),

@@ -11,7 +11,6 @@ routes answer the `_game.html` fragment that the page itself includes.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -51,7 +50,7 @@ from app.viewcache import cached_view
 from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
-from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts
+from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts, unchanged_rounds
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
 from app.web.render import (
     OFFLINE_COPY,
@@ -102,7 +101,8 @@ def keeper_page(
     view = cached_view(games, game_id, version)
     if not key_matches(key, view.game.edit_key_hash):
         return _not_keeper(request, game_id, handed_over=key is not None)
-    etag = fragment_etag(request, view, "keeper") if is_htmx(request) else None
+    # No ETag with a handover link open: its token expires, so the same version is not the same answer.
+    etag = fragment_etag(request, view, "keeper") if is_htmx(request) and not handover else None
     # Never a 304 while a round runs: the fragment carries the server's clock as it was rendered.
     if etag and view.game.round_started_at is None and none_match(request.headers.get("If-None-Match"), etag):
         return Response(status_code=304, headers={"ETag": etag, "Vary": "HX-Request"} | keeper_headers())
@@ -259,26 +259,8 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         return _keeper_answer(request, games, game_id, form=state, status=error.status, view=_loaded(error))
     rounds = len(outcome.view.round_ids) if outcome.view else 0
     done = {"corrected": number} if number is not None else {"saved": rounds}
-    unchanged = _unchanged_rounds(request, outcome.version, rounds) if number is None and outcome.view else ()
+    unchanged = unchanged_rounds(request, outcome.version, rounds) if number is None and outcome.view else ()
     return _keeper_answer(request, games, game_id, view=outcome.view, done=done, preserved=unchanged)
-
-
-_SHOWN = re.compile(r"(\d{1,12}) (\d{1,9})-(\d{1,9})")
-
-
-def _unchanged_rounds(request: Request, version: int, rounds: int) -> range:
-    """After a new round (its number `rounds`, the game now at `version`): the rounds the page that
-    saved it already shows as they still are, which the answer leaves out (`Blitzboard-Shown:
-    <version> <first>-<last>`, sent by static/app.js with the keeper's posts). Only when the page
-    showed the game as this save found it (one version before) and its latest rounds: a new round
-    changes no earlier one. Anything else, or no header (no JavaScript, rounds.js): none left out."""
-    shown = _SHOWN.fullmatch(request.headers.get("blitzboard-shown", "")) if is_htmx(request) else None
-    if shown is None:
-        return range(0)
-    seen_version, first, last = (int(part) for part in shown.groups())
-    if seen_version != version - 1 or last != rounds - 1 or first < 1 or first > last:
-        return range(0)
-    return range(first, last + 1)
 
 
 def _loaded(error: Exception) -> GameView | None:

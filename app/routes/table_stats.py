@@ -12,12 +12,13 @@ import csv
 import hashlib
 import io
 import re
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict
 from pydantic import Field as PField
 from pydantic_core import PydanticCustomError
 
@@ -46,7 +47,17 @@ def _iso_8601(value: Any) -> Any:
     return value
 
 
-Moment = Annotated[AwareDatetime | None, BeforeValidator(_iso_8601)]
+def _in_utc(value: datetime | None) -> datetime | None:
+    """The same moment in UTC; one that UTC can't hold (0001-01-01T00:00+01:00) is refused, not a 500."""
+    if value is None:
+        return None
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise PydanticCustomError("datetime_parsing", "Input should be an ISO 8601 date and time") from None
+
+
+Moment = Annotated[AwareDatetime | None, BeforeValidator(_iso_8601), AfterValidator(_in_utc)]
 
 
 class Period(BaseModel):

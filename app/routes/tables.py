@@ -42,9 +42,7 @@ def _answer(outcome: TableOutcome, request: Request, minimal: bool, person_id: i
     """The table whole, or with `Prefer: return=minimal` cut to its id, name and version (app.minimal),
     with the person added or renamed (`person_id`), and the new key when there is one."""
     headers = {"ETag": table_etag(outcome.body)}
-    if outcome.status == 201 and person_id is not None:  # a person added: where they are renamed or removed
-        headers["Location"] = str(request.url_for("rename_person", table_id=outcome.body["id"], person_id=person_id))
-    elif outcome.status == 201:
+    if outcome.status == 201:  # the table, as v1 always answered (a person added too: the body names them)
         headers["Location"] = str(request.url_for("get_table", table_id=outcome.body["id"]))
     if outcome.replayed:
         headers["Idempotent-Replayed"] = "true"

@@ -7,6 +7,8 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any
 
+from starlette.requests import Request
+
 from app import scoring
 from app.errors import InvalidInput
 from app.i18n import N_, _, problem_text
@@ -144,3 +146,25 @@ def round_errors(state: RoundForm, error: InvalidInput) -> None:
         else:
             key = "round"
         state.errors.setdefault(key, []).append(problem_text(problem))
+
+
+SHOWN = re.compile(r"(\d{1,12}) (\d{1,9})-(\d{1,9})")
+
+
+def unchanged_rounds(request: Request, version: int, rounds: int) -> range:
+    """After a new round (its number `rounds`, the game now at `version`): the rounds the page that
+    saved it already shows as they still are, which the answer leaves out (`Blitzboard-Shown:
+    <version> <first>-<last>`, sent by static/app.js with the keeper's posts). Only when the page
+    showed the game as this save found it (one version before) and its latest rounds: a new round
+    changes no earlier one. Anything else, or no header (no JavaScript, rounds.js): none left out."""
+    shown = (
+        SHOWN.fullmatch(request.headers.get("blitzboard-shown", ""))
+        if request.headers.get("hx-request") == "true"
+        else None
+    )
+    if shown is None:
+        return range(0)
+    seen_version, first, last = (int(part) for part in shown.groups())
+    if seen_version != version - 1 or last != rounds - 1 or first < 1 or first > last:
+        return range(0)
+    return range(first, last + 1)
