@@ -250,6 +250,8 @@ def test_a_round_saved_by_another_keeper_meanwhile_is_a_conflict_resolved_withou
     go_offline(context, own_server)
     fill_round(page, NAMES, [(8, 0), (5, 2)])
     press_save(page)
+    # Kept (and the form emptied for the next round) before the next one is typed.
+    expect(page.locator("#offline-queue .pending-rounds li")).to_have_count(1)
     fill_round(page, NAMES, [(3, 4), (9, 0)])
     press_save(page)
     expect(page.locator("#offline-queue .pending-rounds li")).to_have_count(2)
@@ -284,6 +286,7 @@ def test_discarding_after_a_conflict_keeps_the_other_keepers_game(phones: Phones
     go_offline(context, own_server)
     fill_round(page, NAMES, [(8, 0), (5, 2)])
     press_save(page)
+    expect(page.locator("#offline-queue .pending-rounds li")).to_have_count(1)  # kept before the server is back
     own_server.start()
     game.add_round([(1, 0), (2, 2)])
     context.set_offline(False)
@@ -301,6 +304,7 @@ def test_a_round_the_server_refuses_is_shown_with_the_reason_and_can_be_discarde
     go_offline(context, own_server)
     fill_round(page, NAMES, [(25, 0), (5, 2)])  # Ana reaches 20: this round ends the game
     press_save(page)
+    expect(page.locator("#offline-queue .pending-rounds li")).to_have_count(1)
     fill_round(page, NAMES, [(5, 0), (3, 2)])  # one round too many
     press_save(page)
     expect(page.locator("#offline-queue .pending-rounds li")).to_have_count(2)
