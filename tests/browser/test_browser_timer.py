@@ -22,6 +22,8 @@ pytestmark = pytest.mark.browser
 RECORD = """
 window.__said = [];
 window.__buzz = [];
+window.__starts = 0;  // the event stream's "start" events heard
+document.addEventListener("sse:start", function () { window.__starts += 1; });
 Object.defineProperty(navigator, "vibrate", { value: function (p) { window.__buzz.push(p); return true; } });
 new MutationObserver(function () {
   var c = document.getElementById("countdown");
@@ -114,6 +116,14 @@ def test_a_page_opened_mid_round_shows_the_running_time_without_a_countdown(phon
     open_with_clock(viewer, game.view_path, timedelta(minutes=20))  # a phone 20 minutes off
     expect(viewer.locator("#round-timer")).to_have_attribute("data-blitz-local", re.compile(r"^\d+$"))
     assert time_to_blitz(viewer) < 0  # already past, in its own clock too
+    # The stream's "start" (sent on connect) heard before the clock jumps: heard after it, it would
+    # measure the page's clock afresh, jump included (as it should), and show the real time instead.
+    expect(viewer.locator("#live[sse-connect]")).to_have_count(1)
+    for _ in range(200):
+        if viewer.evaluate("window.__starts") >= 1:
+            break
+        viewer.wait_for_timeout(50)
+    assert viewer.evaluate("window.__starts") >= 1, "the stream's start never arrived"
     viewer.clock.run_for(125_000)
     expect(viewer.locator("#round-clock")).to_have_text(re.compile(r"^2:\d\d$"))
     # Nothing counted down, nothing buzzed: the round was already running.
