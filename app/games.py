@@ -35,7 +35,7 @@ from app.roster import RematchOf, join_roster, table_for_game
 from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.views import GameView, Played, as_utc, load_view, missing_game, set_rules, version_and_start
-from app.writes import Outcome, UrlsFor, WriteTransactions
+from app.writes import CALLER_FIELD, Outcome, UrlsFor, WriteTransactions
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
 RoundParser = Callable[[GameView], RoundIn]
@@ -229,20 +229,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             time = timing.saved_round_time(None if counting else pending, now, scores.started_at, scores.duration_s)
             if not counting:
                 view.game.round_started_at = None
-            # A Core insert (compiled once per process), not an ORM object flushed by the unit of work.
-            round_id = (
-                self.session.connection()
-                .execute(
-                    ROUND_INSERT,
-                    {
-                        "game_id": view.game.id,
-                        "created_at": now,
-                        "started_at": time.started_at,
-                        "duration_s": time.duration_s,
-                    },
-                )
-                .inserted_primary_key[0]
-            )
+            round_id = self._insert_round(view.game.id, now, time.started_at, time.duration_s)
             if time.started_at is not None or time.duration_s is not None:
                 view.times[round_id] = time
             return [*view.played(), (round_id, self._add_scores(round_id, scores, view.rules))]
@@ -376,48 +363,6 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
         if problems:
             raise InvalidInput(problems)
-
-    def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
-        own = CALLER_FIELD.get(rules.kind)
-        if own is None:
-            rows = [
-                {
-                    "round_id": round_id,
-                    "player_id": s.player_id,
-                    "dutch": s.dutch,
-                    "blitz": s.blitz,
-                    "hand": None,
-                    "called": False,
-                }
-                for s in data.scores
-            ]
-            self._insert_scores(rows)
-            return [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores]
-        caller = getattr(data, own)
-        rows = [
-            {
-                "round_id": round_id,
-                "player_id": s.player_id,
-                "dutch": 0,
-                "blitz": 0,
-                "hand": s.hand,
-                "called": s.player_id == caller,
-            }
-            for s in data.scores
-        ]
-        self._insert_scores(rows)
-        return [scoring.Score(s.player_id, None, None, s.hand, s.player_id == caller) for s in data.scores]
-
-    def _insert_scores(self, rows: list[dict]) -> None:
-        # One Core executemany on the write's connection: its compiled form is cached, unlike a
-        # multi-row VALUES through the ORM (compiled again for every save).
-        self.session.connection().execute(RoundScore.__table__.insert(), rows)  # type: ignore[attr-defined]
-
-
-ROUND_INSERT = Round.__table__.insert()  # type: ignore[attr-defined]
-
-# The round's field that names who called Dutch or knocked, by kind (`cards` has none).
-CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
 
 
 def seats(view: GameView) -> list[scoring.Player]:

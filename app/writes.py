@@ -13,21 +13,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, select
 
-from app import viewcache
+from app import scoring, viewcache
 from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
 from app.i18n import _
 from app.idempotency import ROTATE, WRITE, Idempotency, Replays, restore, snapshot
 from app.live import Broker
-from app.models import Game, IdempotencyRecord, utcnow
+from app.models import Game, IdempotencyRecord, Round, RoundScore, utcnow
 from app.results import record_results
+from app.schemas import RoundIn
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, key_matches
 from app.timing import RoundTime, epoch_ms
@@ -36,6 +38,10 @@ from app.views import GameView, Played, load_view, missing_game, scored_view
 log = logging.getLogger("blitzboard.games")
 
 NO_TIME = RoundTime()
+ROUND_INSERT = Round.__table__.insert()  # type: ignore[attr-defined]
+SCORE_INSERT = RoundScore.__table__.insert()  # type: ignore[attr-defined]
+# The round's field that names who called Dutch or knocked, by kind (`cards` has none).
+CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
 LOCK_GAME = select(Game).where(Game.id == bindparam("game_id")).with_for_update()  # built once
 UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
 
@@ -238,6 +244,35 @@ class WriteTransactions:
             return Outcome(status, body, view)
 
         return self._attempts(run)
+
+    # --- the rows of a round, as plain Core statements on the write's connection (compiled once per
+    # process, not the ORM's unit of work or a multi-row VALUES compiled again for every save)
+
+    def _insert_round(self, game_id: str, now: datetime, started_at: datetime | None, duration_s: int | None) -> int:
+        values = {"game_id": game_id, "created_at": now, "started_at": started_at, "duration_s": duration_s}
+        return self.session.connection().execute(ROUND_INSERT, values).inserted_primary_key[0]
+
+    def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
+        """The round's scores as entered (the engine's), written in one executemany."""
+        own = CALLER_FIELD.get(rules.kind)
+        if own is None:
+            scores = [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores]
+        else:
+            caller = getattr(data, own)
+            scores = [scoring.Score(s.player_id, None, None, s.hand, s.player_id == caller) for s in data.scores]
+        rows = [
+            {
+                "round_id": round_id,
+                "player_id": s.player_id,
+                "dutch": s.dutch or 0,  # 0 in the kinds that score hands
+                "blitz": s.blitz or 0,
+                "hand": s.hand,
+                "called": s.called,
+            }
+            for s in scores
+        ]
+        self.session.connection().execute(SCORE_INSERT, rows)
+        return scores
 
     def _replayed(
         self, record: IdempotencyRecord, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True

@@ -12,7 +12,6 @@ routes answer the `_game.html` fragment that the page itself includes.
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -52,6 +51,7 @@ from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts, unchanged_rounds
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
+from app.web.keeper import done_text, keeper_answer, loaded_view
 from app.web.render import (
     OFFLINE_COPY,
     error_page,
@@ -110,7 +110,7 @@ def keeper_page(
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
     # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
-    done = None if form or confirm or delete_game else _done(saved=saved, corrected=corrected, rounds=rounds)
+    done = None if form or confirm or delete_game else done_text(saved=saved, corrected=corrected, rounds=rounds)
     if taken and done is None and not (form or confirm or delete_game):
         done = {"text": _("This phone keeps score now: it was handed over to you."), "undo": None}
     context = game_context(
@@ -130,16 +130,6 @@ def keeper_page(
     offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
     tagged = {"ETag": etag} if etag else {}
     return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers() | offline | tagged)
-
-
-def _done(*, saved: int | None = None, corrected: int | None = None, rounds: int) -> dict[str, Any] | None:
-    """What the confirmation after a save says: "Round 4 saved" (with Undo: it is the last round), or
-    "Round 2 corrected"."""
-    if saved is not None and 1 <= saved == rounds:
-        return {"text": _("Round {number} saved.").format(number=saved), "undo": saved}
-    if corrected is not None and 1 <= corrected <= rounds:
-        return {"text": _("Round {number} corrected.").format(number=corrected), "undo": None}
-    return None
 
 
 def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLResponse:
@@ -171,46 +161,6 @@ def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: Gam
     return response
 
 
-def _keeper_answer(
-    request: Request,
-    games: Games,
-    game_id: str,
-    *,
-    form: RoundForm | None = None,
-    message: str | None = None,
-    status: int = 200,
-    rules_form: dict[str, Any] | None = None,
-    view: GameView | None = None,
-    done: dict[str, int] | None = None,
-    refused: tuple[int, str] | None = None,
-    preserved: range | tuple[()] = (),
-) -> Response:
-    """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
-    `view` when the use case already has the game as it now stands. `done` names a round just saved
-    or corrected, which the page confirms (the redirect carries it, with #game to land on the scores).
-    `refused`: a revert refused, (change id, why), said beside that change."""
-    if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
-        url = request.app.url_path_for("keeper_page", game_id=game_id)
-        if done:
-            url += "?" + urlencode(done) + "#game"
-        return RedirectResponse(url, status_code=303)
-    view = view or games.get(game_id)
-    confirmed = _done(**done, rounds=len(view.round_ids)) if done else None
-    context = game_context(
-        request,
-        view,
-        keeper=True,
-        form=form,
-        message=message,
-        rules_form=rules_form,
-        done=confirmed,
-        changes=change_lines(games, view, refused=refused),
-        table=table_link(request, games.session, view),
-    )
-    context["preserved_rounds"] = preserved  # rounds the page shows as they are: left out (htmx keeps them)
-    return render(request, "game.html", context, fragment="_game.html", status=status, headers=keeper_headers())
-
-
 @router.post("/g/{game_id}/rounds", name="add_round_page")
 async def add_round_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
     return await _save_round(request, game_id, games, None)
@@ -240,32 +190,27 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         else:
             outcome = games.replace_round(game_id, number, credential, parse, if_match=version, idempotency=idempotency)
     except RoundFormInvalid as error:
-        return _keeper_answer(request, games, game_id, form=state, status=422, view=_loaded(error))
+        return keeper_answer(request, games, game_id, form=state, status=422, view=loaded_view(error))
     except InvalidInput as error:
         round_errors(state, error)
-        return _keeper_answer(request, games, game_id, form=state, status=422, view=_loaded(error))
+        return keeper_answer(request, games, game_id, form=state, status=422, view=loaded_view(error))
     except VersionMismatch:
         state.errors["round"] = [
             _("The game changed on another device while you typed. Check the scores below and save again.")
         ]
         if not state.values:  # refused before the form was read: show what was typed all the same
             state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
-        return _keeper_answer(request, games, game_id, form=state, status=409)
+        return keeper_answer(request, games, game_id, form=state, status=409)
     except (GameIsOver, TooManyRounds, GameNotFound, IdempotencyKeyReused) as error:
         # Said beside the round, with what was typed kept; a refused key goes to the one handler.
         state.errors["round"] = [error.detail]
         if not state.values:
             state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
-        return _keeper_answer(request, games, game_id, form=state, status=error.status, view=_loaded(error))
+        return keeper_answer(request, games, game_id, form=state, status=error.status, view=loaded_view(error))
     rounds = len(outcome.view.round_ids) if outcome.view else 0
     done = {"corrected": number} if number is not None else {"saved": rounds}
     unchanged = unchanged_rounds(request, outcome.version, rounds) if number is None and outcome.view else ()
-    return _keeper_answer(request, games, game_id, view=outcome.view, done=done, preserved=unchanged)
-
-
-def _loaded(error: Exception) -> GameView | None:
-    """The game as the refused write loaded it (app.writes), so showing the refusal loads nothing."""
-    return getattr(error, "view", None)
+    return keeper_answer(request, games, game_id, view=outcome.view, done=done, preserved=unchanged)
 
 
 @router.post("/g/{game_id}/start", name="start_round_page")
@@ -277,8 +222,8 @@ async def start_round_page(request: Request, game_id: GameId, games: GamesDep) -
     try:
         outcome = games.start_round(game_id, credential)
     except GameIsOver as error:
-        return _keeper_answer(request, games, game_id, message=error.detail, status=409)
-    return _keeper_answer(request, games, game_id, view=outcome.view)
+        return keeper_answer(request, games, game_id, message=error.detail, status=409)
+    return keeper_answer(request, games, game_id, view=outcome.view)
 
 
 @router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")
@@ -288,14 +233,14 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
     try:
         games.delete_round(game_id, number, credential, if_match=form.get("version") or None)
     except VersionMismatch:
-        return _keeper_answer(
+        return keeper_answer(
             request,
             games,
             game_id,
             message=_("The game changed on another device; nothing was deleted."),
             status=409,
         )
-    return _keeper_answer(request, games, game_id)
+    return keeper_answer(request, games, game_id)
 
 
 @router.post("/g/{game_id}/changes/{change_id}/revert", name="revert_change_page")
@@ -307,10 +252,10 @@ async def revert_change_page(request: Request, game_id: GameId, change_id: Chang
         outcome = games.revert_change(game_id, change_id, credential, if_match=form.get("version") or None)
     except VersionMismatch:
         refused = (change_id, _("The game changed on another device; nothing was reverted. Check it and try again."))
-        return _keeper_answer(request, games, game_id, refused=refused, status=409)
+        return keeper_answer(request, games, game_id, refused=refused, status=409)
     except (CantRevert, InvalidInput, TooManyRounds) as error:
-        return _keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
-    return _keeper_answer(request, games, game_id, view=outcome.view)
+        return keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
+    return keeper_answer(request, games, game_id, view=outcome.view)
 
 
 @router.post("/g/{game_id}/delete", name="delete_game_page")
@@ -321,7 +266,7 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
     try:
         games.delete_game(game_id, credential, if_match=form.get("version") or None)
     except VersionMismatch:
-        return _keeper_answer(
+        return keeper_answer(
             request, games, game_id, message=_("The game changed on another device; it was not deleted."), status=409
         )
     response = go(request, request.app.url_path_for("view_page", game_id=game_id))
@@ -357,7 +302,7 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
     except VersionMismatch:
         errors = {"rules": [_("The game changed on another device: save again.")]}
         return _rules_refused(request, games, games.get(game_id), values, errors, 409)
-    return _keeper_answer(request, games, game_id)
+    return keeper_answer(request, games, game_id)
 
 
 def _rules_refused(
@@ -365,7 +310,7 @@ def _rules_refused(
 ) -> Response:
     """The rules form back open, with what was typed and the messages (templates/_rules_form.html)."""
     rules_form = {"values": values, "errors": errors}
-    return _keeper_answer(request, games, view.game.id, rules_form=rules_form, status=status, view=view)
+    return keeper_answer(request, games, view.game.id, rules_form=rules_form, status=status, view=view)
 
 
 @router.post("/g/{game_id}/rematch", name="rematch_page")
