@@ -37,13 +37,16 @@ from app.errors import CantRevert, GameNotFound, InvalidInput, TooManyRounds
 from app.game_rules import rounds_under
 from app.i18n import N_, _, ngettext, problem_text
 from app.idempotency import Idempotency
-from app.models import Game, Round, RoundChange
+from app.models import Game, Round, RoundChange, utcnow
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
 from app.security import Credential
 from app.timing import RoundTime
 from app.views import GameView, Played, as_utc, rules_of
 
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
+# The log's rows, written as plain Core in the change's write (no ORM flush); every column named.
+CHANGE_INSERT = RoundChange.__table__.insert()  # type: ignore[attr-defined]
+FIELDS_UNSET = {"round_number": None, "round_id": None, "old": None, "new": None}
 KINDS = (CORRECTION, DELETION, RESTORATION, RULES)
 # The name and every rule parameter of any kind (app.rules.base.PARAMS), in the API's order.
 SETTINGS = ("name", *dict.fromkeys(name for params in scoring.PARAMS.values() for name in params))
@@ -212,7 +215,8 @@ class ChangeLog:
 
     def _log(self, view: GameView, kind: str, **fields: Any) -> None:
         reverts = self._reverting.id if self._reverting else None
-        self.session.add(RoundChange(game_id=view.game.id, kind=kind, reverts=reverts, **fields))
+        row = {"game_id": view.game.id, "kind": kind, "reverts": reverts, "at": utcnow()} | FIELDS_UNSET | fields
+        self.session.connection().execute(CHANGE_INSERT, row)
 
     def _log_correction(self, view: GameView, number: int, data: RoundIn) -> None:
         old, new = played_round(view, number), entered_round(view, data)
@@ -349,22 +353,17 @@ class ChangeLog:
                 datetime.fromisoformat(took["started_at"]) if took.get("started_at") else None, took.get("duration_s")
             )
             saved = (change.old or {}).get("saved")
-            round_ = Round(
-                id=None if taken else old_id,
-                game_id=view.game.id,
-                started_at=time.started_at,
-                duration_s=time.duration_s,
-                **({"created_at": datetime.fromisoformat(saved)} if saved else {}),
+            at = datetime.fromisoformat(saved) if saved else utcnow()
+            round_id = writes._insert_round(
+                view.game.id, at, time.started_at, time.duration_s, round_id=None if taken else old_id
             )
-            session.add(round_)
-            session.flush()
             if time.started_at is not None or time.duration_s is not None:
-                view.times[round_.id] = time
-            position = sum(1 for rid in view.round_ids if rid < round_.id)
+                view.times[round_id] = time
+            position = sum(1 for rid in view.round_ids if rid < round_id)
             played = view.played()
-            played.insert(position, (round_.id, writes._add_scores(round_.id, data, view.rules)))
+            played.insert(position, (round_id, writes._add_scores(round_id, data, view.rules)))
             writes._still_possible(view, played, position)
-            self._log(view, RESTORATION, round_number=position + 1, round_id=round_.id, new=entered_round(view, data))
+            self._log(view, RESTORATION, round_number=position + 1, round_id=round_id, new=entered_round(view, data))
             return played
 
         return writes._write(

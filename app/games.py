@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -29,7 +28,7 @@ from app.game_rules import changed_rules, new_game, rounds_under
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.keeping import Keeping
-from app.models import Game, Player, Round, RoundScore, utcnow
+from app.models import Game, Player, utcnow
 from app.names import clean_name, game_name_problem
 from app.roster import RematchOf, join_roster, table_for_game
 from app.schemas import GameCreate, GameUpdate, RoundIn
@@ -259,14 +258,10 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             scores = self._check_round(view, data, number)
             if scores.started_at is not None or scores.duration_s is not None:
                 time = timing.corrected_round_time(view.times.get(round_id), scores.started_at, scores.duration_s)
-                self.session.exec(
-                    update(Round)
-                    .where(Round.id == round_id)
-                    .values(started_at=time.started_at, duration_s=time.duration_s)
-                )
+                self._set_round_time(round_id, time)
                 view.times[round_id] = time
             self._log_correction(view, number, scores)
-            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
+            self._delete_scores(round_id)
             played = view.played()
             played[number - 1] = (round_id, self._add_scores(round_id, scores, view.rules))
             self._still_possible(view, played, number)
@@ -288,8 +283,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         def change(view: GameView) -> Played:
             round_id = self._round(view, number)
             self._log_deletion(view, number)
-            self.session.exec(delete(RoundScore).where(RoundScore.round_id == round_id))
-            self.session.exec(delete(Round).where(Round.id == round_id))
+            self._delete_round(round_id)
             played = view.played()
             del played[number - 1]
             self._still_possible(view, played, number - 1)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import bindparam
 from sqlmodel import Session
 
 from app import scoring
@@ -155,6 +155,16 @@ def snapshot_game_id(blob: bytes) -> str:
     return str(json.loads(zlib.decompress(blob))["id"])
 
 
+# The store's writes, built once and run as plain Core on the write's connection (no ORM flush).
+RECORDS = IdempotencyRecord.__table__  # type: ignore[attr-defined]
+RECORD_INSERT = RECORDS.insert()
+RECORD_DELETE = RECORDS.delete().where(RECORDS.c.scope == bindparam("s"), RECORDS.c.key == bindparam("k"))
+RECORDS_PURGE = RECORDS.delete().where(RECORDS.c.created_at < bindparam("before"))
+RECORD_GET = RECORDS.select().where(RECORDS.c.scope == bindparam("s"), RECORDS.c.key == bindparam("k"))
+# A record as read: a plain row with the model's fields as attributes (`record.snapshot`, ...).
+Record = Any
+
+
 # --- the store --------------------------------------------------------------------------------------
 
 
@@ -174,14 +184,16 @@ class Replays:
     def request_mac(self, operation: str, idempotency: Idempotency) -> str:
         return self.sealer.mac(operation, idempotency.request)
 
-    def find(self, scope: str, key: str, request_mac: str) -> IdempotencyRecord | None:
+    def _get(self, scope: str, key: str) -> Record | None:
+        return self.session.connection().execute(RECORD_GET, {"s": scope, "k": key}).first()
+
+    def find(self, scope: str, key: str, request_mac: str) -> Record | None:
         """The live record for this key; 422 when the key was used for another request."""
-        record = self.session.get(IdempotencyRecord, (scope, key))
+        record = self._get(scope, key)
         if record is None:
             return None
         if as_utc(record.created_at) < utcnow() - timedelta(hours=self.hours):
-            self.session.delete(record)
-            self.session.flush()
+            self.session.connection().execute(RECORD_DELETE, {"s": scope, "k": key})
             return None
         if record.request_mac != request_mac:
             raise IdempotencyKeyReused(
@@ -189,9 +201,9 @@ class Replays:
             )
         return record
 
-    def find_rotation(self, scope: str, key: str, request_mac: str, version: int) -> IdempotencyRecord | None:
+    def find_rotation(self, scope: str, key: str, request_mac: str, version: int) -> Record | None:
         """A rotation's record, only while it may still be answered (else the request goes on as new)."""
-        record = self.session.get(IdempotencyRecord, (scope, key))
+        record = self._get(scope, key)
         if record is None or record.operation != ROTATE or record.request_mac != request_mac:
             return None
         if as_utc(record.created_at) < utcnow() - timedelta(minutes=self.rotation_minutes):
@@ -214,28 +226,29 @@ class Replays:
         idempotency: Idempotency,
         game_id: str,
     ) -> None:
+        now = utcnow()
+        connection = self.session.connection()
         # Forget keys past their time now and then.
-        self.session.exec(
-            delete(IdempotencyRecord).where(IdempotencyRecord.created_at < utcnow() - timedelta(hours=self.hours))
-        )
+        connection.execute(RECORDS_PURGE, {"before": now - timedelta(hours=self.hours)})
         sealed = None
         if edit_key is not None:
             sealed = self.sealer.seal(edit_key, salt=idempotency.key, scope=seal_scope(operation, game_id, key))
-        self.session.add(
-            IdempotencyRecord(
-                scope=scope,
-                key=key,
-                request_mac=request_mac,
-                operation=operation,
-                status_code=status,
-                version=version,
-                snapshot=blob,
-                sealed_key=sealed,
-            )
+        connection.execute(
+            RECORD_INSERT,
+            {
+                "scope": scope,
+                "key": key,
+                "request_mac": request_mac,
+                "operation": operation,
+                "status_code": status,
+                "version": version,
+                "snapshot": blob,
+                "sealed_key": sealed,
+                "created_at": now,
+            },
         )
-        self.session.flush()
 
-    def edit_key(self, record: IdempotencyRecord, idempotency: Idempotency, game_id: str) -> str:
+    def edit_key(self, record: Record, idempotency: Idempotency, game_id: str) -> str:
         """The sealed edit key of a creation or rotation record (SealBroken when it does not open)."""
         return self.sealer.open(
             record.sealed_key or b"",

@@ -9,22 +9,29 @@ A game that is not over (yet, or again after a round was deleted) has no rows; a
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func, insert
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, select
 
 from app.models import Game, GameResult, Player, Round
 from app.views import GameView
+
+# Built once; run as plain Core on the write's connection (no ORM unit of work in a save).
+RESULTS = GameResult.__table__  # type: ignore[attr-defined]
+RESULTS_DELETE = RESULTS.delete().where(RESULTS.c.game_id == bindparam("game_key"))
+RESULTS_INSERT = RESULTS.insert()
+LAST_SAVED = select(func.max(Round.created_at)).where(Round.game_id == bindparam("game_key"))
 
 
 def record_results(session: Session, game: Game, players: list[Player], view: GameView) -> None:
     """Rewrite the game's result rows from what its rounds now mean (call after the change, before COMMIT)."""
     if game.table_id is None:
         return
-    session.exec(delete(GameResult).where(GameResult.game_id == game.id))  # type: ignore[arg-type]
+    connection = session.connection()
+    connection.execute(RESULTS_DELETE, {"game_key": game.id})
     state = view.state
     if not state.over:
         return
-    finished = session.exec(select(func.max(Round.created_at)).where(Round.game_id == game.id)).one()
+    finished = connection.execute(LAST_SAVED, {"game_key": game.id}).scalar_one()
     winners = set(state.winners)
     person_of = {p.id: p.person_id for p in players}
     rows = [
@@ -46,4 +53,4 @@ def record_results(session: Session, game: Game, players: list[Player], view: Ga
         if person_of.get(s.player.id) is not None
     ]
     if rows:
-        session.exec(insert(GameResult), params=rows)  # type: ignore[call-overload]
+        connection.execute(RESULTS_INSERT, rows)

@@ -21,8 +21,10 @@ Versions only move forward while the server runs; restoring a database backup un
 would bring back version numbers they have cached with other rounds: restart them after a restore
 (README, on backups).
 
-`put(view)` is what the save path calls after COMMIT (the game as the write left it), so the first
-viewer after a save finds it warm; the pages call it after a load that missed.
+`put(view, owned=True)` is what the save path calls after COMMIT (the game as the write left it), so
+the first viewer after a save finds it warm, and so does the game's next save (app.writes takes the
+game before its change from here when this version is kept, and reads only the game's row); the
+pages call `put(view)` after a load that missed.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from sqlmodel import SQLModel
 from app.models import Game
 from app.views import GameView
 
-MAX_GAMES = 64
+MAX_GAMES = 256
 MAX_ROUNDS = 20_000  # all cached games' rounds together
 
 T = TypeVar("T")
@@ -74,8 +76,11 @@ class ViewCache:
             self._entries.move_to_end((game_id, version))
             return entry.view
 
-    def put(self, view: GameView) -> GameView:
-        """Keep a detached copy of `view` and answer it (the copy is what every reader shares)."""
+    def put(self, view: GameView, *, owned: bool = False) -> GameView:
+        """Keep a detached copy of `view` and answer it (the copy is what every reader shares).
+
+        `owned`: the caller hands `view` over as it is (the save path, whose game and players are in
+        no session and which changes them no more): kept without a copy."""
         key = (view.game.id, view.game.version)
         rounds = max(len(view.round_ids), 1)
         with self._lock:
@@ -85,12 +90,16 @@ class ViewCache:
                 return kept.view
         if rounds > self.max_rounds:
             return view
-        shared = replace(
-            view,
-            game=_detached(view.game),
-            players=[_detached(p) for p in view.players],
-            round_ids=list(view.round_ids),
-            times=dict(view.times),
+        shared = (
+            view
+            if owned
+            else replace(
+                view,
+                game=_detached(view.game),
+                players=[_detached(p) for p in view.players],
+                round_ids=list(view.round_ids),
+                times=dict(view.times),
+            )
         )
         with self._lock:
             kept = self._entries.get(key)
@@ -143,9 +152,9 @@ def get(game_id: str, version: int) -> GameView | None:
     return CACHE.get(game_id, version)
 
 
-def put(view: GameView) -> GameView:
-    """Fill the cache with a game as it now stands (the save path calls this after COMMIT)."""
-    return CACHE.put(view)
+def put(view: GameView, *, owned: bool = False) -> GameView:
+    """Fill the cache with a game as it now stands (the save path calls this after COMMIT, `owned`)."""
+    return CACHE.put(view, owned=owned)
 
 
 def derived(view: GameView, what: Hashable, make: Callable[[], T]) -> T:

@@ -6,6 +6,13 @@ rotation's replay looked up before the key check), If-Match checked, the change 
 app.scoring by the use case), the version bumped, the replay record kept, COMMIT, and only then
 "game X is at version N" published (on PostgreSQL the other processes hear it by a NOTIFY sent after
 the COMMIT: app.live_pg). Run once more when the connection drops before COMMIT.
+
+Every row goes by Core statements built once (module level), on the write's connection: never the
+ORM's unit of work, whose flush works out again on every save what changed and how to write it. The
+game's row is read with its lock, detached from the session, changed by the use case and written
+back by one UPDATE of what changed. The game before the change comes from app.viewcache when it holds
+the version just locked (the rows of that version, as every change moves the version on), else from
+the database.
 """
 
 from __future__ import annotations
@@ -38,11 +45,23 @@ from app.views import GameView, Played, load_view, missing_game, scored_view
 log = logging.getLogger("blitzboard.games")
 
 NO_TIME = RoundTime()
-ROUND_INSERT = Round.__table__.insert()  # type: ignore[attr-defined]
-SCORE_INSERT = RoundScore.__table__.insert()  # type: ignore[attr-defined]
+# The write's statements, built once: plain Core on the write's connection, never the ORM's unit of
+# work (whose flush works out again, on every save, what changed and how to write it).
+GAME_TABLE = Game.__table__  # type: ignore[attr-defined]
+GAME_COLUMNS = tuple(column.key for column in GAME_TABLE.columns if column.key != "id")
+GAME_UPDATE = GAME_TABLE.update().where(GAME_TABLE.c.id == bindparam("game_key"))  # SET: the columns changed
+ROUNDS = Round.__table__  # type: ignore[attr-defined]
+SCORES = RoundScore.__table__  # type: ignore[attr-defined]
+ROUND_INSERT = ROUNDS.insert()
+ROUND_TIME_UPDATE = ROUNDS.update().where(ROUNDS.c.id == bindparam("round_key"))
+ROUND_DELETE = ROUNDS.delete().where(ROUNDS.c.id == bindparam("round_key"))
+SCORE_INSERT = SCORES.insert()
+SCORES_DELETE = SCORES.delete().where(SCORES.c.round_id == bindparam("round_key"))
 # The round's field that names who called Dutch or knocked, by kind (`cards` has none).
 CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
-LOCK_GAME = select(Game).where(Game.id == bindparam("game_id")).with_for_update()  # built once
+LOCK_GAME = (  # built once; read afresh even when the session read the game earlier in the request
+    select(Game).where(Game.id == bindparam("game_id")).with_for_update().execution_options(populate_existing=True)
+)
 UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
 
 
@@ -56,6 +75,10 @@ class Outcome:
     @property
     def version(self) -> int:
         return int(self.body["version"])
+
+
+def _columns(game: Game) -> tuple[Any, ...]:
+    return tuple(getattr(game, name) for name in GAME_COLUMNS)
 
 
 def etag_matches(if_match: str, version: int) -> bool:
@@ -174,6 +197,10 @@ class WriteTransactions:
                 begin_write(session)
                 try:
                     game = self._locked(game_id)
+                    # Detached: the use case changes it as it likes, and one UPDATE of the columns that
+                    # changed writes it back (no flush of the ORM's, here or at COMMIT).
+                    session.expunge(game)
+                    loaded = _columns(game)
                     if operation == ROTATE and idempotency:
                         record = replays.find_rotation(game_id, key, mac, game.version)
                         if record is not None and (
@@ -190,12 +217,10 @@ class WriteTransactions:
                         session.rollback()
                         return outcome
                     check_version(game, if_match)
-                    before = load_view(session, game)
+                    before = self._before(game)
                     played = change(before)  # the rounds after the change (None: unchanged)
                     game.version += 1
                     game.updated_at = utcnow()
-                    session.add(game)
-                    session.flush()
                     # What the game means now, from the rounds just written (not read back: the same rows).
                     if played is None:
                         played = before.played()
@@ -203,6 +228,7 @@ class WriteTransactions:
                     record_results(session, game, before.players, view)  # a table's standings (app.results)
                     if view.state.over and game.round_started_at is not None:
                         game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
+                    self._update_game(game, loaded)
                     body = view.public()
                     if new_key is not None and urls_for is not None:
                         body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
@@ -230,14 +256,12 @@ class WriteTransactions:
                 except BaseException as error:
                     if view_on_refusal and before is not None and isinstance(error, Exception):
                         # Kept as loaded: detached, the rollback does not expire them.
-                        for loaded in (before.game, *before.players):
-                            session.expunge(loaded)
-                        error.view = before  # type: ignore[attr-defined]
+                        error.view = before  # its game and players are in no session  # type: ignore[attr-defined]
                     session.rollback()
                     raise
             # Warm for the viewers the publish is about to send for it (app.viewcache), then tell them.
             try:
-                viewcache.put(view)
+                viewcache.put(view, owned=True)  # its game and players are in no session, and stay as they are
             except Exception:  # a cache, never a reason to fail a committed save
                 log.exception("could not keep game %s at version %s in the view cache", game_id, game.version)
             self.broker.publish(game_id, game.version, start_ms)
@@ -245,12 +269,57 @@ class WriteTransactions:
 
         return self._attempts(run)
 
+    def _before(self, game: Game) -> GameView:
+        """The game as it stands before the change, with `game` (just locked, read afresh) as its row.
+
+        Its players, rounds and what they mean come from the view cache when it holds this very
+        version (the same rows: every change moves the version on, in the transaction that makes it),
+        and from the database otherwise. The players are in no session either way (they go into the
+        view cache as they are, after COMMIT); the round ids and times are the write's own copies."""
+        cached = viewcache.get(game.id, game.version)
+        if cached is None:
+            view = load_view(self.session, game)
+            for player in view.players:
+                self.session.expunge(player)
+            return view
+        return GameView(game, cached.players, list(cached.round_ids), cached.state, dict(cached.times))
+
+    def _update_game(self, game: Game, loaded: tuple[Any, ...]) -> None:
+        """Write back what the write changed of the game's own row (its version, at least)."""
+        changed = {
+            name: value
+            for name, value, before in zip(GAME_COLUMNS, _columns(game), loaded, strict=True)
+            if value != before
+        }
+        self.session.connection().execute(GAME_UPDATE, {"game_key": game.id, **changed})
+
     # --- the rows of a round, as plain Core statements on the write's connection (compiled once per
     # process, not the ORM's unit of work or a multi-row VALUES compiled again for every save)
 
-    def _insert_round(self, game_id: str, now: datetime, started_at: datetime | None, duration_s: int | None) -> int:
+    def _insert_round(
+        self,
+        game_id: str,
+        now: datetime,
+        started_at: datetime | None,
+        duration_s: int | None,
+        round_id: int | None = None,
+    ) -> int:
+        """A new round's row (with `round_id`: a deleted round put back under its old id); its id."""
         values = {"game_id": game_id, "created_at": now, "started_at": started_at, "duration_s": duration_s}
+        if round_id is not None:
+            values["id"] = round_id
         return self.session.connection().execute(ROUND_INSERT, values).inserted_primary_key[0]
+
+    def _set_round_time(self, round_id: int, time: RoundTime) -> None:
+        values = {"round_key": round_id, "started_at": time.started_at, "duration_s": time.duration_s}
+        self.session.connection().execute(ROUND_TIME_UPDATE, values)
+
+    def _delete_scores(self, round_id: int) -> None:
+        self.session.connection().execute(SCORES_DELETE, {"round_key": round_id})
+
+    def _delete_round(self, round_id: int) -> None:
+        self._delete_scores(round_id)
+        self.session.connection().execute(ROUND_DELETE, {"round_key": round_id})
 
     def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
         """The round's scores as entered (the engine's), written in one executemany."""

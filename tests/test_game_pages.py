@@ -1,13 +1,17 @@
 """The scorekeeper's save from the phone form loads the game once: the use case loads it, reads the form
-against its players, writes the round, and the fragment is rendered from what the write left."""
+against its players, writes the round, and the fragment is rendered from what the write left. While the
+view cache (app.viewcache) holds the game's version, the save reads only the game's row."""
 
 from __future__ import annotations
+
+import itertools
 
 import pytest
 from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app import viewcache
 from tests.helpers import GameHandle, reads_of, statements
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
@@ -37,6 +41,7 @@ def form(game: GameHandle, counts: list[tuple[int, int]], csrf: str) -> dict[str
 def test_a_save_from_the_phone_form_loads_the_game_once(app: FastAPI, keeper, htmx: bool):
     browser, game, csrf = keeper
     headers = {"HX-Request": "true"} if htmx else {}
+    viewcache.CACHE.clear()  # cold: the save loads the game itself
     with statements(app) as seen:
         response = browser.post(
             f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers=headers, follow_redirects=False
@@ -50,8 +55,34 @@ def test_a_save_from_the_phone_form_loads_the_game_once(app: FastAPI, keeper, ht
         assert "+3" in fragment.get_text(" ")
 
 
+def test_a_save_while_the_game_is_cached_reads_only_its_row_and_one_not_cached_loads_it(app: FastAPI, keeper):
+    browser, game, csrf = keeper
+    # The page the phone shows put this version in the cache; the save takes its players and rounds.
+    with statements(app) as seen:
+        first = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers={"HX-Request": "true"})
+    assert first.status_code == 200, first.text
+    assert (reads_of(seen, "game"), reads_of(seen, "player"), reads_of(seen, "round")) == (1, 0, 0), seen
+    # The next save finds the version the first one left in the cache, and both rounds count.
+    with statements(app) as seen:
+        second = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers={"HX-Request": "true"})
+    assert second.status_code == 200, second.text
+    assert (reads_of(seen, "player"), reads_of(seen, "round")) == (0, 0), seen
+    # A change the cache never saw (another process's save) moves the version on: that version is not
+    # cached, so the next save loads the game from the database and counts every round.
+    api = TestClient(app)
+    assert api.post(f"/api/v1/games/{game.id}/rounds", json=game.scores(ROUND), headers=game.auth).status_code == 201
+    viewcache.CACHE.clear()
+    with statements(app) as seen:
+        third = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers={"HX-Request": "true"})
+    assert third.status_code == 200, third.text
+    assert (reads_of(seen, "player"), reads_of(seen, "round")) == (1, 1), seen
+    totals = [r["scores"][0]["total"] for r in game.get()["rounds"]]
+    assert [later - earlier for earlier, later in itertools.pairwise(totals)] == [3, 3, 3]
+
+
 def test_a_refused_round_is_shown_from_the_same_single_load(app: FastAPI, keeper):
     browser, game, csrf = keeper
+    viewcache.CACHE.clear()  # cold: the save loads the game itself
     with statements(app) as seen:
         response = browser.post(
             f"/g/{game.id}/rounds", data=form(game, NOBODY_CALLED_BLITZ, csrf), headers={"HX-Request": "true"}
@@ -67,6 +98,7 @@ def test_a_refused_round_is_shown_from_the_same_single_load(app: FastAPI, keeper
 def test_a_form_that_cannot_be_read_keeps_what_was_typed(app: FastAPI, keeper):
     browser, game, csrf = keeper
     data = form(game, ROUND, csrf) | {f"dutch-{game.player_ids[1]}": "two"}
+    viewcache.CACHE.clear()  # cold: the save loads the game itself
     with statements(app) as seen:
         response = browser.post(f"/g/{game.id}/rounds", data=data, headers={"HX-Request": "true"})
     assert response.status_code == 422
