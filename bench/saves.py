@@ -264,7 +264,7 @@ def issue_18_targets(runs: list[Run], bare: dict[int, Run]) -> list[dict]:
                 f"interpreter lock), at {ms(at8['sqlite-minimal'].cpu_per_request) if 'sqlite-minimal' in at8 else '?'} ms "
                 f"of CPU a save against {ms(bare[8].cpu_per_request)} ms for the bare endpoint's whole request. What "
                 "is left is the write's own work (the lock, key, replay record, If-Match, the round's inserts, the "
-                "version, scoring, COMMIT: about a dozen statements through SQLAlchemy Core) and the framework's "
+                "version, scoring, COMMIT: six statements through SQLAlchemy Core, three more with an Idempotency-Key) and the framework's "
                 "fixed cost per request (middleware, FastAPI's dependencies and validation, the thread-pool hop)",
                 "close": "30% means about 3 times the bare endpoint's CPU per save: a save without SQLAlchemy's "
                 "execution layer (the driver's own statements) and outside FastAPI's routing (a raw-ASGI route "
