@@ -8,7 +8,9 @@ for the version it just read, and an older entry is simply never asked for again
 
 What is cached must be safe to share between threads and requests: `put` stores a copy of the game
 and its players detached from every session (a session's instance could be expired or refreshed by
-its owner), and readers never change a cached view (the scored state is frozen dataclasses; the
+its owner), or with `owned=True` the save's own objects, which no session knows and nothing changes
+after; readers (and a save that starts from an entry, with its own copies of the round ids and
+times) never change a cached view (the scored state is frozen dataclasses; the
 pages only read). Derived data a page works out from the view (the chart, per size and language) is
 kept beside it with `derived`, made once per entry.
 
@@ -18,12 +20,12 @@ used first out. A game longer than the whole budget is not kept. A newer version
 replaced by an older one that a slow reader puts late.
 
 Versions only move forward while the server runs; restoring a database backup under running servers
-would bring back version numbers they have cached with other rounds: restart them after a restore
-(README, on backups).
+would bring back version numbers they have cached with other rounds, and a save would start from
+those: stop them for a restore (README, on backups).
 
 `put(view, owned=True)` is what the save path calls after COMMIT (the game as the write left it), so
 the first viewer after a save finds it warm, and so does the game's next save (app.writes takes the
-game before its change from here when this version is kept, and reads only the game's row); the
+game before its change from here when this version is kept, and loads no players, rounds or scores); the
 pages call `put(view)` after a load that missed.
 """
 

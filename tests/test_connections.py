@@ -5,6 +5,7 @@ NOTIFY that tells other processes of a save is sent after the COMMIT, outside th
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import psycopg
@@ -14,6 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
+from app import live_pg
 from app.games import Games
 from app.live_pg import CHANNEL, PostgresNotifier, notice, parse_notice
 from tests.helpers import API, SMALL_ROUND, assert_problem, on_postgres
@@ -186,3 +188,73 @@ def test_a_connection_idle_long_enough_is_checked_before_use(client: TestClient,
         ).fetchone()[0]
     assert killed >= 1
     assert client.post(f"{API}/tables", json={"name": "After"}).status_code == 201
+
+
+def _notify_through(app: FastAPI, scenario) -> tuple[object, list]:
+    """Run `scenario(notifier)` with a notifier of its own on the test's database, listening meanwhile:
+    what it answered, and the notices heard (within a bound)."""
+    url = app.state.engine.url
+    listen_url = url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+    async def run() -> object:
+        notifier = PostgresNotifier(url.render_as_string(hide_password=False))
+        await notifier.start()
+        try:
+            return await scenario(notifier)
+        finally:
+            await notifier.stop()
+
+    with psycopg.connect(listen_url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        answered = asyncio.run(run())
+        heard = [parse_notice(n.payload) for n in listener.notifies(timeout=10, stop_after=1)]
+    return answered, heard
+
+
+def _slow_sends(monkeypatch, seconds: float, times: int) -> None:
+    """The notifier's next `times` statements wait `seconds` before they go (a slow network)."""
+    execute = psycopg.AsyncConnection.execute
+    left = [times]
+
+    async def slowly(self, *args, **kwargs):
+        if left[0] > 0:
+            left[0] -= 1
+            await asyncio.sleep(seconds)
+        return await execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", slowly)
+
+
+@postgres_only
+def test_the_notifier_waits_at_shutdown_for_a_batch_on_its_way(client: TestClient, app: FastAPI, monkeypatch):
+    _slow_sends(monkeypatch, 0.3, times=1)
+
+    async def scenario(notifier: PostgresNotifier) -> int:
+        notifier.send("g1", 7)
+        async with asyncio.timeout(10):
+            while not notifier._sending:  # taken from the queue, on its way
+                await asyncio.sleep(0.005)
+        await notifier.stop()  # shutting down now must not drop it
+        return notifier.sent
+
+    sent, heard = _notify_through(app, scenario)
+    assert (sent, heard) == (1, [("g1", 7, None)])
+
+
+@postgres_only
+def test_a_send_that_hangs_is_given_up_and_sent_again_on_a_new_connection(
+    client: TestClient, app: FastAPI, monkeypatch, caplog
+):
+    monkeypatch.setattr(live_pg, "SEND_TIMEOUT_S", 0.2)
+    _slow_sends(monkeypatch, 2, times=1)  # the first send hangs past the timeout; the next goes at once
+
+    async def scenario(notifier: PostgresNotifier) -> int:
+        notifier.send("g1", 7)
+        async with asyncio.timeout(10):
+            while notifier.sent == 0:
+                await asyncio.sleep(0.01)
+        return notifier.sent
+
+    sent, heard = _notify_through(app, scenario)
+    assert (sent, heard) == (1, [("g1", 7, None)])
+    assert any("lost the PostgreSQL notifier's connection" in r.getMessage() for r in caplog.records)

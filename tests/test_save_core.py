@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 
+from app import viewcache
 from tests.helpers import API, round_body
 from tests.test_tables import make_table, results  # noqa: F401 (a fixture)
 
@@ -43,8 +44,14 @@ def test_every_kind_of_write_to_a_game_goes_without_an_orm_flush(app, client: Te
     ids = game.player_ids
 
     def ok(response, status: int = 200) -> dict:
+        """The write's answer, which must be the game as a fresh load of it from the database shows it
+        (the GET loads it; the write may have started from the view cache)."""
         assert response.status_code == status, response.text
-        return response.json()
+        answer = response.json()
+        if "version" in answer and response.request.method != "GET":
+            fresh = client.get(url).json()
+            assert {name: answer.get(name) for name in fresh} == fresh  # (a start adds its timing fields)
+        return answer
 
     ok(client.post(f"{url}/start", headers=game.auth | once()))
     ok(client.post(f"{url}/rounds", json=round_body(ids, [(10, 0), (5, 2)]), headers=game.auth | once()), 201)
@@ -84,3 +91,28 @@ def test_a_replayed_and_a_refused_write_flush_nothing_either(client: TestClient,
     assert stale.status_code == 412
     assert client.get(f"{API}/games/{game.id}").json()["version"] == first.json()["version"]
     assert flushes == []
+
+
+def test_a_save_that_starts_from_the_cache_leaves_the_cached_view_as_it_was(client: TestClient, make_game):
+    """A save takes the players, rounds and times of the version it locked from the view cache, and
+    changes its own copies: the entry that readers share stays the game at that version."""
+    game = make_game()
+    url = f"{API}/games/{game.id}"
+    ids = game.player_ids
+    timed = round_body(ids, [(3, 0)] + [(1, 1)] * (len(ids) - 1)) | {"duration_s": 90}
+    assert client.post(f"{url}/rounds", json=timed, headers=game.auth).status_code == 201
+    for change in (
+        lambda: client.post(f"{url}/rounds", json=timed, headers=game.auth),  # a new timed round
+        lambda: client.put(f"{url}/rounds/1", json=timed | {"duration_s": 120}, headers=game.auth),  # a new time
+        lambda: client.delete(f"{url}/rounds/1", headers=game.auth),
+    ):
+        version = client.get(url).json()["version"]
+        kept = viewcache.get(game.id, version)
+        assert kept is not None  # the save before put it there: this one starts from it
+        seen = (list(kept.round_ids), dict(kept.times), kept.state, kept.players, kept.game.version)
+        response = change()
+        assert response.status_code in (200, 201), response.text
+        assert response.json()["version"] == version + 1
+        assert (list(kept.round_ids), dict(kept.times), kept.state, kept.players, kept.game.version) == seen
+    final = client.get(url).json()
+    assert [r["duration_s"] for r in final["rounds"]] == [90]

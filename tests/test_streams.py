@@ -11,6 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -161,5 +162,49 @@ def test_a_quiet_stream_sends_pings_then_the_next_version():
         await asyncio.wait_for(viewer.task, WAIT)
         assert b"data: 3" not in viewer.body() and viewer.ended() and released == [True]
         assert broker.listener_count() == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_whose_database_fails_after_it_began_ends_says_so_once_and_gives_its_slot_back(caplog):
+    caplog.set_level(logging.WARNING, logger="blitzboard")
+
+    async def scenario() -> None:
+        broker = Broker()
+        broker.bind(asyncio.get_running_loop())
+        released = []
+
+        async def read_state():
+            raise ConnectionError("the database went away")
+
+        stream = EventStream(broker, "g1", read_state, 0.01, lambda: released.append(True))
+        viewer = Viewer("/g/g1/events").start(stream)
+        await asyncio.wait_for(viewer.task, WAIT)  # it ends by itself: the client never left
+        assert viewer.sent[0]["type"] == "http.response.start" and viewer.ended()
+        assert released == [True] and broker.listener_count() == 0
+
+    asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records if "event stream" in r.getMessage()]
+    assert said == ["the event stream of game g1 ended on ConnectionError"]
+
+
+def test_a_stream_that_fails_before_it_starts_gives_its_slot_back(
+    app: FastAPI, client: TestClient, make_game, monkeypatch
+):
+    from app.stream_front import StreamFront
+
+    game = make_game()
+
+    def broken(*_args) -> None:
+        raise RuntimeError("headers could not be added")
+
+    monkeypatch.setattr(StreamFront, "_add_headers", broken)
+
+    async def scenario() -> None:
+        viewer = Viewer(f"/g/{game.id}/events").start(app)
+        async with asyncio.timeout(WAIT):
+            with pytest.raises(RuntimeError):
+                await viewer.task
+        assert app.state.streams.open == 0
 
     asyncio.run(scenario())
