@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated
 from weakref import WeakKeyDictionary
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import Engine, event, exc
 from sqlmodel import Session, create_engine
 
@@ -135,9 +136,19 @@ def serial_writes(session: Session) -> AbstractContextManager:
         return _write_locks.setdefault(engine, threading.Lock())
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    with Session(request.app.state.engine, expire_on_commit=False) as session:
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    """The request's session. Async, so it costs no hop through the thread pool to make: a session
+    takes its connection only at its first statement (in the route's thread). Closed on the loop when
+    it holds no connection any more (a write's COMMIT gave it back), else in the thread pool, as giving
+    a connection back ends its transaction (a ROLLBACK, I/O the loop must not wait on)."""
+    session = Session(request.app.state.engine, expire_on_commit=False)
+    try:
         yield session
+    finally:
+        if session.in_transaction():
+            await run_in_threadpool(session.close)
+        else:
+            session.close()
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
