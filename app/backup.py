@@ -32,8 +32,17 @@ from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import ReplayUnavailable
 from app.i18n import _
-from app.idempotency import CREATE, IMPORT_GAME_SCOPE, IMPORT_TABLE_SCOPE, Idempotency, Replays, restore, snapshot
-from app.models import CardTable, Game, IdempotencyRecord, Person, Round
+from app.idempotency import (
+    CREATE,
+    IMPORT_GAME_SCOPE,
+    IMPORT_TABLE_SCOPE,
+    Idempotency,
+    Record,
+    Replays,
+    restore,
+    snapshot,
+)
+from app.models import CardTable, Game, Person, Round
 from app.names import name_key
 from app.sealing import SealBroken, Sealer
 from app.security import hash_key, new_edit_key, new_game_id
@@ -262,7 +271,7 @@ class Backups:
             self.replays.request_mac(CREATE, idempotency),
         )
 
-    def _sealed(self, record: IdempotencyRecord, idempotency: Idempotency, scope_id: str) -> str:
+    def _sealed(self, record: Record, idempotency: Idempotency, scope_id: str) -> str:
         try:
             return self.replays.edit_key(record, idempotency, scope_id)
         except SealBroken:
@@ -270,14 +279,14 @@ class Backups:
                 _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
             ) from None
 
-    def _replayed_game(self, record: IdempotencyRecord, idempotency: Idempotency, urls_for: UrlsFor) -> Outcome:
+    def _replayed_game(self, record: Record, idempotency: Idempotency, urls_for: UrlsFor) -> Outcome:
         game, players, played, times = restore(record.snapshot)
         answer = scored_view(game, players, played, times).public()
         edit_key = self._sealed(record, idempotency, game.id)
         answer |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
         return Outcome(record.status_code, answer, None, replayed=True)
 
-    def _replayed_table(self, record: IdempotencyRecord, idempotency: Idempotency, urls: TableUrls) -> TableOutcome:
+    def _replayed_table(self, record: Record, idempotency: Idempotency, urls: TableUrls) -> TableOutcome:
         answer = json.loads(zlib.decompress(record.snapshot))
         game_ids = answer.pop("game_ids")
         # A game deleted since (or pruned) is gone with its key: the first answer can't be given again.

@@ -32,9 +32,9 @@ from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
 from app.i18n import _
-from app.idempotency import ROTATE, WRITE, Idempotency, Replays, restore, snapshot
+from app.idempotency import ROTATE, WRITE, Idempotency, Record, Replays, restore, snapshot
 from app.live import Broker
-from app.models import Game, IdempotencyRecord, Round, RoundScore, utcnow
+from app.models import Game, Round, RoundScore, utcnow
 from app.results import record_results
 from app.schemas import RoundIn
 from app.sealing import SealBroken, Sealer
@@ -255,8 +255,8 @@ class WriteTransactions:
                     session.commit()
                 except BaseException as error:
                     if view_on_refusal and before is not None and isinstance(error, Exception):
-                        # Kept as loaded: detached, the rollback does not expire them.
-                        error.view = before  # its game and players are in no session  # type: ignore[attr-defined]
+                        # Kept as loaded: its game and players are in no session, so the rollback expires nothing.
+                        error.view = before  # type: ignore[attr-defined]
                     session.rollback()
                     raise
             # Warm for the viewers the publish is about to send for it (app.viewcache), then tell them.
@@ -344,7 +344,7 @@ class WriteTransactions:
         return scores
 
     def _replayed(
-        self, record: IdempotencyRecord, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
+        self, record: Record, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
     ) -> Outcome | None:
         """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
         game, players, played, times = restore(record.snapshot)
