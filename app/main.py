@@ -47,6 +47,7 @@ from app.routes import (
 )
 from app.sealing import Sealer, load_secret
 from app.stream_front import Blitzboard
+from app.viewcache import ViewCache
 from app.views import current_versions
 from app.web.render import error_page, refused_page
 
@@ -77,6 +78,24 @@ def _log_to_stderr_unless_configured(level: str, log_format: LogFormat) -> None:
         handler = logging.StreamHandler()
         handler.setFormatter(formatter(log_format))
         logger.addHandler(handler)
+
+
+def remember_afresh(app: FastAPI) -> None:
+    """Everything the app keeps in memory between requests, made new (only the engine, the database's
+    connection pool, stays): the live broker, the view cache, the server secret, the rate limits, the
+    stream slots and the metrics. create_app calls it once; the tests call it between tests that
+    share one app, so nothing a test left in memory reaches the next (tests/conftest.py)."""
+    settings: Settings = app.state.settings
+    app.state.broker = Broker()
+    app.state.views = ViewCache()  # scored games by version, for the pages and the next save (app.viewcache)
+    app.state.sealer = Sealer(
+        load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
+    )
+    app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
+    # The total is lowered under the open-file limit when the server starts (lifespan).
+    app.state.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
+    if settings.metrics:
+        app.state.metrics = Metrics(app.state.streams, app.state.engine)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -138,15 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         synchronous=settings.sqlite_synchronous,
         busy_timeout_ms=settings.sqlite_busy_timeout_ms,
     )
-    app.state.broker = Broker()
-    app.state.sealer = Sealer(
-        load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
-    )
-    app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
-    # The total is lowered under the open-file limit when the server starts (lifespan).
-    app.state.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
-    if settings.metrics:
-        app.state.metrics = Metrics(app.state.streams, app.state.engine)
+    remember_afresh(app)
 
     app.mount("/static", static_files(), name="static")
     app.include_router(api.router)
@@ -183,7 +194,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.metrics:
         # Outside ServerErrors and BodyLimit, so it counts their 500, 503 and 413 too; inside HeadAsGet,
         # which runs a HEAD on a copy of the request, where the router notes the route it matched.
-        app.add_middleware(CountRequests, metrics=app.state.metrics, router=app.router)
+        app.add_middleware(CountRequests, state=app.state, router=app.router)
     app.add_middleware(Languages)  # every answer, errors included, in the request's language
     app.add_middleware(HeadAsGet)  # inside the access log, which then logs the HEAD
     app.add_middleware(AccessLog)

@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import GaugeMetricFamily
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.datastructures import State
 from starlette.routing import Match, Mount, Route, Router
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -118,9 +119,9 @@ class CountRequests:
     """Counts every answer by route template, method and status, and times the round saves (pure ASGI:
     an event stream passes through untouched and is counted when it ends)."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, router: Router) -> None:
+    def __init__(self, app: ASGIApp, state: State, router: Router) -> None:
         self.app = app
-        self.metrics = metrics
+        self.state = state  # the app's: its metrics are read at each answer (app.main.remember_afresh makes them anew)
         self.router = router
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -131,6 +132,6 @@ class CountRequests:
 
         def count(status: int, seconds: float) -> None:
             method = "HEAD" if scope.get(HEAD_AS_GET) else scope["method"]
-            self.metrics.observe(route_template(scope, self.router, path, root_path), method, status, seconds)
+            self.state.metrics.observe(route_template(scope, self.router, path, root_path), method, status, seconds)
 
         await call_noting_status(self.app, scope, receive, send, count)

@@ -1,4 +1,4 @@
-"""A small per-process cache of scored games, keyed by (game id, version).
+"""A small cache of scored games, keyed by (game id, version): one per app (`app.state.views`).
 
 A game page's GET reads the game's version first (one small query, which the live refresh's 204 and
 the 304 need anyway); while that version is cached, the page renders from the cached `GameView` and
@@ -12,7 +12,7 @@ its owner), or with `owned=True` the save's own objects, which no session knows 
 after; readers (and a save that starts from an entry, with its own copies of the round ids and
 times) never change a cached view (the scored state is frozen dataclasses; the
 pages only read). Derived data a page works out from the view (the chart, per size and language) is
-kept beside it with `derived`, made once per entry.
+kept on the shared view itself (`GameView.derived`) with `derived`, made once per entry.
 
 Bounded twice: by the number of games and by their rounds together (a round of 8 players is about
 1.2 KiB of scored objects, so the 20,000-round budget is some 25-40 MiB a process), least recently
@@ -22,6 +22,9 @@ replaced by an older one that a slow reader puts late.
 Versions only move forward while the server runs; restoring a database backup under running servers
 would bring back version numbers they have cached with other rounds, and a save would start from
 those: stop them for a restore (README, on backups).
+
+The cache is the app's, not the process's: the save path and the pages reach it through the request's
+use cases (`Games.views`), so two apps in one process (the tests run many) share nothing.
 
 `put(view, owned=True)` is what the save path calls after COMMIT (the game as the write left it), so
 the first viewer after a save finds it warm, and so does the game's next save (app.writes takes the
@@ -34,7 +37,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from sqlmodel import SQLModel
@@ -57,7 +60,6 @@ def _detached(row: SQLModel) -> Any:
 class _Entry:
     view: GameView
     rounds: int
-    derived: dict[Hashable, Any] = field(default_factory=dict)
 
 
 class ViewCache:
@@ -93,7 +95,7 @@ class ViewCache:
         if rounds > self.max_rounds:
             return view
         shared = (
-            view
+            replace(view, derived={})
             if owned
             else replace(
                 view,
@@ -101,6 +103,7 @@ class ViewCache:
                 players=[_detached(p) for p in view.players],
                 round_ids=list(view.round_ids),
                 times=dict(view.times),
+                derived={},
             )
         )
         with self._lock:
@@ -120,22 +123,6 @@ class ViewCache:
                 self._rounds -= dropped.rounds
         return shared
 
-    def derived(self, view: GameView, what: Hashable, make: Callable[[], T]) -> T:
-        """What a page works out from a cached view (`what` names it: the chart of a size, in a
-        language), made once per entry; for a view that is not the cached one, made every time."""
-        key = (view.game.id, view.game.version)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry.view is not view:
-                entry = None
-            elif what in entry.derived:
-                return entry.derived[what]
-        value = make()
-        if entry is not None:
-            with self._lock:
-                value = entry.derived.setdefault(what, value)
-        return value
-
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
@@ -145,22 +132,15 @@ class ViewCache:
         return len(self._entries)
 
 
-# The process's cache: every app in the process shares it (a game's id is random and its version
-# moves with every change, so two apps on two databases never meet in it).
-CACHE = ViewCache()
-
-
-def get(game_id: str, version: int) -> GameView | None:
-    return CACHE.get(game_id, version)
-
-
-def put(view: GameView, *, owned: bool = False) -> GameView:
-    """Fill the cache with a game as it now stands (the save path calls this after COMMIT, `owned`)."""
-    return CACHE.put(view, owned=owned)
-
-
 def derived(view: GameView, what: Hashable, make: Callable[[], T]) -> T:
-    return CACHE.derived(view, what, make)
+    """What a page works out from a view (`what` names it: the chart of a size, in a language): made
+    once per cached view (a view the cache shares carries a dict for it), every time for any other."""
+    kept = view.derived
+    if kept is None:
+        return make()
+    if what in kept:
+        return kept[what]
+    return kept.setdefault(what, make())  # two threads may both make it: the first one made is kept
 
 
 def cached_view(games: Any, game_id: str, version: int | None = None) -> GameView:
@@ -168,9 +148,10 @@ def cached_view(games: Any, game_id: str, version: int | None = None) -> GameVie
     `version` (just read) or the game's row finds it there, else loaded once by `games.get` (404 or
     410 when it is not there), scored and kept. Only the game's row is read on a hit; on a miss the
     load finds that row in the session and reads the game no second time."""
-    if version is not None and (hit := get(game_id, version)) is not None:
+    cache: ViewCache = games.views
+    if version is not None and (hit := cache.get(game_id, version)) is not None:
         return hit
     game = games.session.get(Game, game_id)
-    if game is not None and game.version != version and (hit := get(game_id, game.version)) is not None:
+    if game is not None and game.version != version and (hit := cache.get(game_id, game.version)) is not None:
         return hit
-    return put(games.get(game_id))
+    return cache.put(games.get(game_id))

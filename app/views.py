@@ -32,6 +32,9 @@ class GameView:
     state: scoring.GameState
     # Each timed round's start and duration, by round id (app.timing); a round not in it has neither.
     times: dict[int, RoundTime] = field(default_factory=dict)
+    # What pages work out from this view (app.viewcache.derived): a dict only on a view the app's view
+    # cache shares, so it is made once per cached version; None on any other view (made every time).
+    derived: dict[Any, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def rules(self) -> scoring.Rules:

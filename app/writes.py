@@ -27,7 +27,7 @@ from sqlalchemy import bindparam
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, select
 
-from app import scoring, viewcache
+from app import scoring
 from app.config import Settings
 from app.db import begin_write, serial_writes
 from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
@@ -40,6 +40,7 @@ from app.schemas import RoundIn
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, key_matches
 from app.timing import RoundTime, epoch_ms
+from app.viewcache import ViewCache
 from app.views import GameView, Played, load_view, missing_game, scored_view
 
 log = logging.getLogger("blitzboard.games")
@@ -120,10 +121,11 @@ def check_version(game: Game, if_match: str | None) -> None:
 class WriteTransactions:
     """The machinery of every write; app.games.Games adds the use cases."""
 
-    def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer):
+    def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer, views: ViewCache):
         self.session = session
         self.broker = broker
         self.settings = settings
+        self.views = views  # the app's cache of scored games (app.viewcache)
         self.replays = Replays(session, sealer, settings.idempotency_hours, settings.rotation_replay_minutes)
         self._committing = False
 
@@ -261,7 +263,7 @@ class WriteTransactions:
                     raise
             # Warm for the viewers the publish is about to send for it (app.viewcache), then tell them.
             try:
-                viewcache.put(view, owned=True)  # its game and players are in no session, and stay as they are
+                self.views.put(view, owned=True)  # its game and players are in no session, and stay as they are
             except Exception:  # a cache, never a reason to fail a committed save
                 log.exception("could not keep game %s at version %s in the view cache", game_id, game.version)
             self.broker.publish(game_id, game.version, start_ms)
@@ -276,7 +278,7 @@ class WriteTransactions:
         version (the same rows: every change moves the version on, in the transaction that makes it),
         and from the database otherwise. The players are in no session either way (they go into the
         view cache as they are, after COMMIT); the round ids and times are the write's own copies."""
-        cached = viewcache.get(game.id, game.version)
+        cached = self.views.get(game.id, game.version)
         if cached is None:
             view = load_view(self.session, game)
             for player in view.players:

@@ -1,8 +1,17 @@
-"""Shared fixtures: an app on a fresh database built by the migrations, and games to play (tests/helpers.py
-holds what test modules import)."""
+"""Shared fixtures, paid for once: a database migrated once per run, one app per settings shared by the
+tests (reset before each), and games to play (tests/helpers.py holds what test modules import).
+
+What runs where (docs/testing.md): every test runs in the SQLite pass; the PostgreSQL pass runs the tests
+that touch a database (they use `database_url` or `server_database_url`, directly or through `app`,
+`client`, ...) and the browser tests marked `postgres`. Tests that touch no database, the other browser
+tests and the release checks would only repeat themselves there.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,65 +19,132 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from pydantic import SecretStr
 
 from app import i18n
 from app.config import Settings
-from app.db import make_engine
-from app.main import create_app
-from app.migrations import upgrade
-from tests.helpers import (
-    PSEUDO,
-    WORKED_EXAMPLE_PLAYERS,
-    GameHandle,
-    Marked,
-    create_pg_database,
-    drop_pg_database,
-    on_postgres,
-)
-from tests.servers import migrated
+from app.main import create_app, remember_afresh
+from tests import databases
+from tests.helpers import PSEUDO, WORKED_EXAMPLE_PLAYERS, GameHandle, Marked, on_postgres
 
-TABLES = (
-    "round_score",
-    "round",
-    "game_result",
-    "player",
-    "idempotency_record",
-    "round_change",
-    "game",
-    "person",
-    "card_table",
+# Hypothesis: no deadline (a slow example on a loaded machine is not a failure: the suite asserts no
+# durations), and in CI the same examples every run (derandomized), so a red CI is reproducible.
+hypothesis_settings.register_profile("dev", deadline=None)
+hypothesis_settings.register_profile(
+    "ci", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow], print_blob=True
 )
+hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# The fixtures that give a test a database: a test that uses one (itself or through another fixture)
+# runs on both databases.
+DATABASE_FIXTURES = frozenset({"database_url", "server_database_url"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.database)
+    if not on_postgres():
+        return
+    kept, dropped = [], []
+    for item in items:
+        if item.get_closest_marker("browser"):
+            wanted = item.get_closest_marker("postgres") is not None
+        else:
+            wanted = item.get_closest_marker("database") is not None or item.get_closest_marker("postgres") is not None
+        (kept if wanted else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+# --- the databases -----------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
-def _pg_session_database() -> Iterator[str]:
-    url = migrated(create_pg_database())
+def database_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A database migrated once for the run (per xdist worker): copied, never used."""
+    url = databases.make_template(tmp_path_factory.mktemp("template"))
     yield url
-    drop_pg_database(url)
+    databases.drop(url)
+
+
+@pytest.fixture(scope="session")
+def _shared_database(database_template: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = databases.copy_of(database_template, tmp_path_factory.mktemp("shared"))
+    yield url
+    databases.drop(url)
 
 
 @pytest.fixture
-def database_url(tmp_path: Path, request: pytest.FixtureRequest) -> str:
-    """A database for one test: a new SQLite file, or the run's PostgreSQL database emptied."""
-    if not on_postgres():
-        return f"sqlite:///{tmp_path / 'blitzboard.db'}"
-    url = request.getfixturevalue("_pg_session_database")
-    engine = make_engine(url)
-    with engine.begin() as connection:
-        connection.exec_driver_sql(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
-    engine.dispose()
-    return url
+def database_url(_shared_database: str, _apps: SharedApps) -> str:
+    """The worker's database, emptied for this test (every row of every table; ids from 1 again). The
+    shared apps' pooled connections are closed first, so nothing a test left open survives it."""
+    _apps.close_connections()
+    databases.empty(_shared_database)
+    return _shared_database
 
 
 @pytest.fixture
-def server_database_url(tmp_path: Path) -> Iterator[str]:
-    """A migrated database of its own for a real server process (browser, concurrency, crash tests)."""
-    if not on_postgres():
-        yield migrated(f"sqlite:///{tmp_path / 'server.db'}")
-        return
-    url = migrated(create_pg_database())
+def server_database_url(database_template: str, tmp_path: Path) -> Iterator[str]:
+    """A migrated database of its own (a copy of the template) for a real server process (browser,
+    concurrency, crash tests) or a test that changes the schema (a downgrade)."""
+    url = databases.copy_of(database_template, tmp_path, "server.db")
     yield url
-    drop_pg_database(url)
+    databases.drop(url)
+
+
+# --- the apps ------------------------------------------------------------------------------------------
+
+
+class SharedApps:
+    """One app per distinct settings for the whole run (per worker): FastAPI works out each route's
+    fields on an app's first requests (about half a second), which every test would otherwise pay.
+    `for_test` makes the app's memory new (app.main.remember_afresh: broker, view cache, secret, rate
+    limits, stream slots, metrics); the `database_url` fixture has emptied the database."""
+
+    KEEP = 4  # apps kept at once; the least recently used one is closed (a module with settings of its own)
+
+    def __init__(self) -> None:
+        self._apps: OrderedDict[str, FastAPI] = OrderedDict()
+
+    @staticmethod
+    def _key(settings: Settings) -> str:
+        values = {
+            name: value.get_secret_value() if isinstance(value, SecretStr) else value
+            for name, value in settings.model_dump().items()
+        }
+        return json.dumps(values, sort_keys=True, default=str)
+
+    def for_test(self, settings: Settings) -> FastAPI:
+        key = self._key(settings)
+        app = self._apps.get(key)
+        if app is None:
+            app = self._apps[key] = create_app(settings)
+            while len(self._apps) > self.KEEP:
+                _, old = self._apps.popitem(last=False)
+                old.state.engine.dispose()
+        else:
+            self._apps.move_to_end(key)
+            remember_afresh(app)
+        return app
+
+    def close_connections(self) -> None:
+        for app in self._apps.values():
+            app.state.engine.dispose()
+
+    def close(self) -> None:
+        self.close_connections()
+        self._apps.clear()
+
+
+@pytest.fixture(scope="session")
+def _apps() -> Iterator[SharedApps]:
+    apps = SharedApps()
+    yield apps
+    apps.close()
 
 
 @pytest.fixture
@@ -77,11 +153,9 @@ def settings(database_url: str) -> Settings:
 
 
 @pytest.fixture
-def app(settings: Settings) -> Iterator[FastAPI]:
-    app = create_app(settings)
-    upgrade(app.state.engine)
-    yield app
-    app.state.engine.dispose()
+def app(settings: Settings, _apps: SharedApps) -> FastAPI:
+    """The app for these settings, shared with every test that has the same ones, reset for this one."""
+    return _apps.for_test(settings)
 
 
 @pytest.fixture

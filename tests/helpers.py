@@ -60,21 +60,34 @@ def on_postgres() -> bool:
     return bool(POSTGRES_URL)
 
 
-def _pg_admin():
+def missing_tool(reason: str) -> None:
+    """A program a test needs (Chromium, pg_dump) is not installed: skipped with the reason, or failed
+    where every test must run (BLITZBOARD_REQUIRE_TOOLS=1: CI)."""
+    import pytest
+
+    if os.environ.get("BLITZBOARD_REQUIRE_TOOLS") == "1":
+        pytest.fail(reason + " (BLITZBOARD_REQUIRE_TOOLS=1)")
+    pytest.skip(reason)
+
+
+def pg_connect(database: str | None = None):
+    """An autocommit connection to the run's PostgreSQL server: its own database, or `database`."""
     import psycopg
 
-    return psycopg.connect(POSTGRES_URL, autocommit=True)
+    url = POSTGRES_URL if database is None else urlunsplit(urlsplit(POSTGRES_URL)._replace(path=f"/{database}"))
+    return psycopg.connect(url, autocommit=True)
 
 
-def create_pg_database() -> str:
+def create_pg_database(template: str | None = None) -> str:
+    """A new database, empty or a copy of `template` (a database nobody is connected to)."""
     name = f"blitzboard_test_{secrets.token_hex(6)}"
-    with _pg_admin() as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
+    with pg_connect() as admin:
+        admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     return urlunsplit(urlsplit(POSTGRES_URL)._replace(path=f"/{name}"))
 
 
 def drop_pg_database(url: str) -> None:
-    with _pg_admin() as admin:
+    with pg_connect() as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{urlsplit(url).path.lstrip("/")}" WITH (FORCE)')
 
 

@@ -20,6 +20,8 @@ import pytest
 from tests.helpers import REQUEST_TIMEOUT, SERVER_LOG_FAILURES, all_at_once
 from tests.servers import Server, running_server
 
+pytestmark = pytest.mark.server
+
 CLIENTS = 24
 ROUNDS_PER_CLIENT = 5
 SAME_KEY_RETRIES = 10

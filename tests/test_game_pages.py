@@ -11,7 +11,6 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app import viewcache
 from tests.helpers import GameHandle, reads_of, statements
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
@@ -41,7 +40,7 @@ def form(game: GameHandle, counts: list[tuple[int, int]], csrf: str) -> dict[str
 def test_a_save_from_the_phone_form_loads_the_game_once(app: FastAPI, keeper, htmx: bool):
     browser, game, csrf = keeper
     headers = {"HX-Request": "true"} if htmx else {}
-    viewcache.CACHE.clear()  # cold: the save loads the game itself
+    app.state.views.clear()  # cold: the save loads the game itself
     with statements(app) as seen:
         response = browser.post(
             f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers=headers, follow_redirects=False
@@ -71,7 +70,7 @@ def test_a_save_while_the_game_is_cached_reads_only_its_row_and_one_not_cached_l
     # cached, so the next save loads the game from the database and counts every round.
     api = TestClient(app)
     assert api.post(f"/api/v1/games/{game.id}/rounds", json=game.scores(ROUND), headers=game.auth).status_code == 201
-    viewcache.CACHE.clear()
+    app.state.views.clear()
     with statements(app) as seen:
         third = browser.post(f"/g/{game.id}/rounds", data=form(game, ROUND, csrf), headers={"HX-Request": "true"})
     assert third.status_code == 200, third.text
@@ -82,7 +81,7 @@ def test_a_save_while_the_game_is_cached_reads_only_its_row_and_one_not_cached_l
 
 def test_a_refused_round_is_shown_from_the_same_single_load(app: FastAPI, keeper):
     browser, game, csrf = keeper
-    viewcache.CACHE.clear()  # cold: the save loads the game itself
+    app.state.views.clear()  # cold: the save loads the game itself
     with statements(app) as seen:
         response = browser.post(
             f"/g/{game.id}/rounds", data=form(game, NOBODY_CALLED_BLITZ, csrf), headers={"HX-Request": "true"}
@@ -98,7 +97,7 @@ def test_a_refused_round_is_shown_from_the_same_single_load(app: FastAPI, keeper
 def test_a_form_that_cannot_be_read_keeps_what_was_typed(app: FastAPI, keeper):
     browser, game, csrf = keeper
     data = form(game, ROUND, csrf) | {f"dutch-{game.player_ids[1]}": "two"}
-    viewcache.CACHE.clear()  # cold: the save loads the game itself
+    app.state.views.clear()  # cold: the save loads the game itself
     with statements(app) as seen:
         response = browser.post(f"/g/{game.id}/rounds", data=data, headers={"HX-Request": "true"})
     assert response.status_code == 422

@@ -17,6 +17,7 @@ from app.live import Broker
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, ScoreIn
 from app.sealing import Sealer
 from app.security import Credential
+from app.viewcache import ViewCache
 from app.views import GameView
 from tests.helpers import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND
 
@@ -28,7 +29,7 @@ def urls(game_id: str, key: str) -> dict[str, str]:
 @pytest.fixture
 def games(app: FastAPI) -> Iterator[Games]:
     with Session(app.state.engine, expire_on_commit=False) as session:
-        yield Games(session, Broker(), app.state.settings, Sealer(os.urandom(32)))
+        yield Games(session, Broker(), app.state.settings, Sealer(os.urandom(32)), ViewCache())
 
 
 def new_game(games: Games, target: int = 75) -> tuple[str, Credential, list[int]]:

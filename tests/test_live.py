@@ -175,6 +175,7 @@ def test_notices_from_postgresql_are_read_or_ignored(payload: str, parsed):
 # --- event streams on a real server -----------------------------------------------------------
 
 
+@pytest.mark.server
 def test_stream_sends_the_version_at_once_then_each_save(server_database_url: str, tmp_path: Path):
     with running_server(server_database_url, tmp_path / "server.log") as server:
         game_id, auth, players = create_game(server.url)
@@ -199,6 +200,7 @@ def ms(iso: str) -> int:
     return round(datetime.fromisoformat(iso).timestamp() * 1000)
 
 
+@pytest.mark.server
 def test_a_start_reaches_the_stream_with_the_servers_clock(server_database_url: str, tmp_path: Path):
     with running_server(server_database_url, tmp_path / "server.log") as server:
         game_id, auth, players = create_game(server.url)
@@ -221,6 +223,7 @@ def test_a_start_reaches_the_stream_with_the_servers_clock(server_database_url: 
             stream.close()
 
 
+@pytest.mark.server
 def test_a_stream_opened_mid_round_gets_the_start_at_once(server_database_url: str, tmp_path: Path):
     with running_server(server_database_url, tmp_path / "server.log") as server:
         game_id, auth, _ = create_game(server.url)
@@ -235,6 +238,7 @@ def test_a_stream_opened_mid_round_gets_the_start_at_once(server_database_url: s
             stream.close()
 
 
+@pytest.mark.server
 def test_stream_for_an_unknown_game_is_404(server_database_url: str, tmp_path: Path):
     with running_server(server_database_url, tmp_path / "server.log") as server:
         response = httpx.get(f"{server.url}/api/v1/games/nope/events", timeout=WAIT)
@@ -242,6 +246,7 @@ def test_stream_for_an_unknown_game_is_404(server_database_url: str, tmp_path: P
         assert response.headers["content-type"] == "application/problem+json"
 
 
+@pytest.mark.server
 def test_a_client_that_was_away_catches_up_on_reconnect(server_database_url: str, tmp_path: Path):
     with running_server(server_database_url, tmp_path / "server.log") as server:
         game_id, auth, players = create_game(server.url)
@@ -259,6 +264,7 @@ def test_a_client_that_was_away_catches_up_on_reconnect(server_database_url: str
             again.close()
 
 
+@pytest.mark.server
 def test_shutdown_ends_open_streams_cleanly(server_database_url: str, tmp_path: Path):
     with running_server(server_database_url, tmp_path / "server.log") as server:
         game_id, _, _ = create_game(server.url)
@@ -306,6 +312,7 @@ def two_processes(server_database_url: str, tmp_path: Path) -> Iterator[TwoProce
             stream.close()
 
 
+@pytest.mark.server
 @postgres_only
 def test_a_save_on_one_process_reaches_a_stream_on_another(two_processes: TwoProcesses):
     t = two_processes
@@ -316,6 +323,7 @@ def test_a_save_on_one_process_reaches_a_stream_on_another(two_processes: TwoPro
     assert game["version"] == 2 and len(game["rounds"]) == 1
 
 
+@pytest.mark.server
 @postgres_only
 def test_a_start_on_one_process_reaches_a_stream_on_another(two_processes: TwoProcesses):
     t = two_processes
@@ -327,6 +335,7 @@ def test_a_start_on_one_process_reaches_a_stream_on_another(two_processes: TwoPr
     assert game["round_started_at"] == started["blitz_at"]
 
 
+@pytest.mark.server
 @postgres_only
 def test_listener_reconnects_and_catches_up_after_losing_its_connection(
     two_processes: TwoProcesses, server_database_url: str

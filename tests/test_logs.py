@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 
 from app.logs import JsonFormatter, TextFormatter, current_request_id
 from tests.servers import migrated, running_server
@@ -47,6 +48,7 @@ def test_a_json_line_is_one_object():
     }
 
 
+@pytest.mark.server
 def test_a_server_with_json_logs_writes_only_json_lines_naming_each_request(tmp_path: Path):
     database = migrated(f"sqlite:///{tmp_path / 'logs.db'}")
     env = {"BLITZBOARD_LOG_FORMAT": "json", "BLITZBOARD_LOG_LEVEL": "info"}
@@ -59,6 +61,7 @@ def test_a_server_with_json_logs_writes_only_json_lines_naming_each_request(tmp_
     assert access["request_id"] == "trace-me-1" and re.fullmatch(TIMESTAMP, access["time"])
 
 
+@pytest.mark.server
 def test_text_logs_have_timestamps_too(tmp_path: Path):
     database = migrated(f"sqlite:///{tmp_path / 'logs.db'}")
     with running_server(database, tmp_path / "server.log", env={"BLITZBOARD_LOG_LEVEL": "info"}) as server:

@@ -150,7 +150,7 @@ def test_htmx_never_swaps_a_304(client: TestClient, make_game):
 
 
 def test_pages_render_from_the_cache_while_the_version_is_the_same(app: FastAPI, client: TestClient, long_game):
-    viewcache.CACHE.clear()
+    app.state.views.clear()
     url = f"/g/{long_game.id}"
     with statements(app) as cold:
         assert client.get(url).status_code == 200
@@ -159,7 +159,7 @@ def test_pages_render_from_the_cache_while_the_version_is_the_same(app: FastAPI,
         with statements(app) as warm:
             assert client.get(url, headers=headers).status_code == 200
         assert (reads_of(warm, "game"), reads_of(warm, "player"), reads_of(warm, "round")) == (1, 0, 0), warm
-    cached = viewcache.get(long_game.id, long_game.get()["version"])
+    cached = app.state.views.get(long_game.id, long_game.get()["version"])
     assert cached is not None
     assert inspect(cached.game).session is None and all(inspect(p).session is None for p in cached.players)
     # A save moves the version on and leaves the game as it now stands in the cache (the save path
@@ -170,7 +170,7 @@ def test_pages_render_from_the_cache_while_the_version_is_the_same(app: FastAPI,
     assert (reads_of(after, "player"), reads_of(after, "round")) == (0, 0), after
     assert shown_rounds(page)[0] == 31
     # Emptied (a restart, another process): loaded and scored once again.
-    viewcache.CACHE.clear()
+    app.state.views.clear()
     with statements(app) as cold_again:
         page = html(client.get(url))
     assert reads_of(cold_again, "round") == 1
@@ -201,9 +201,9 @@ def test_the_cache_is_bounded_by_games_and_by_rounds():
     kept = cache.get("d", 1)
     made: list[int] = []
     for _ in range(3):
-        assert cache.derived(kept, "x", lambda: made.append(1) or "made") == "made"
+        assert viewcache.derived(kept, "x", lambda: made.append(1) or "made") == "made"
     assert len(made) == 1
-    cache.derived(view("d", rounds=10), "x", lambda: made.append(1))
+    viewcache.derived(view("d", rounds=10), "x", lambda: made.append(1))
     assert len(made) == 2
     assert a.game is not None
 

@@ -26,7 +26,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import func, update
+from sqlalchemy import func, make_url, update
 from sqlmodel import Session, select
 
 from app.config import Settings
@@ -34,7 +34,16 @@ from app.idempotency import NEW_GAME_SCOPE, snapshot_game_id
 from app.main import create_app
 from app.maintenance import prune
 from app.models import Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore, utcnow
-from tests.helpers import API, REQUEST_TIMEOUT, SMALL_ROUND, WORKED_EXAMPLE_PLAYERS, game_url, on_postgres, round_body
+from tests.helpers import (
+    API,
+    REQUEST_TIMEOUT,
+    SMALL_ROUND,
+    WORKED_EXAMPLE_PLAYERS,
+    game_url,
+    missing_tool,
+    on_postgres,
+    round_body,
+)
 from tests.servers import ROOT, migrated, running_server
 
 SQLITE_ONLY = pytest.mark.skipif(on_postgres(), reason="a SQLite backup; runs in the SQLite pass")
@@ -75,6 +84,7 @@ def wait_for(condition, what: str) -> None:
 # --- backup on SQLite ------------------------------------------------------------------------------
 
 
+@pytest.mark.server
 @SQLITE_ONLY
 def test_a_backup_taken_while_rounds_are_saved_holds_every_round_acknowledged_before_it(tmp_path: Path):
     url = migrated(f"sqlite:///{tmp_path / 'live.db'}")
@@ -162,6 +172,7 @@ def test_a_backup_taken_while_rounds_are_saved_holds_every_round_acknowledged_be
         app.state.engine.dispose()
 
 
+@pytest.mark.server
 @SQLITE_ONLY
 def test_backup_replaces_an_existing_file_only_with_force(tmp_path: Path, make_game, database_url: str):
     make_game()
@@ -188,6 +199,7 @@ def test_backup_replaces_an_existing_file_only_with_force(tmp_path: Path, make_g
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.server
 @SQLITE_ONLY
 def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
     tmp_path: Path, client: TestClient, make_game, database_url: str
@@ -196,7 +208,7 @@ def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
     retry = game.auth | {"Idempotency-Key": "round-1"}
     first = client.post(game_url(game.id, "/rounds"), json=game.scores(SMALL_ROUND), headers=retry)
     assert first.status_code == 201, first.text
-    secret = tmp_path / "blitzboard.db.secret"  # beside the database, made when the app started
+    secret = Path(f"{make_url(database_url).database}.secret")  # beside the database, made when the app started
     (tmp_path / "plain").mkdir()
     (tmp_path / "kept").mkdir()
 
@@ -230,6 +242,7 @@ def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
     assert again.returncode == 1 and "exists: pass --force" in again.stderr
 
 
+@pytest.mark.server
 def test_backup_refuses_what_it_cannot_copy(tmp_path: Path):
     missing = run_cli("backup", tmp_path / "b.db", database_url=f"sqlite:///{tmp_path / 'none.db'}", cwd=tmp_path)
     assert missing.returncode == 1
@@ -274,6 +287,7 @@ def test_backup_refuses_what_it_cannot_copy(tmp_path: Path):
         ("postgresql://blitz@db.invalid:5432/blitzboard", {}, "postgresql://blitz@db.invalid:5432/blitzboard", False),
     ],
 )
+@pytest.mark.server
 def test_on_postgresql_backup_prints_the_pg_dump_line_without_the_password(
     tmp_path: Path, url: str, env: dict[str, str], uri: str, placeholder: bool
 ):
@@ -290,9 +304,11 @@ def test_on_postgresql_backup_prints_the_pg_dump_line_without_the_password(
     assert not target.exists()
 
 
+@pytest.mark.server
 @pytest.mark.skipif(not on_postgres(), reason="needs PostgreSQL; runs in the PostgreSQL pass")
-@pytest.mark.skipif(shutil.which("pg_dump") is None, reason="pg_dump (Debian's postgresql-client) is not installed")
 def test_the_printed_pg_dump_line_dumps_the_database(tmp_path: Path, make_game, database_url: str):
+    if shutil.which("pg_dump") is None:
+        missing_tool("pg_dump (Debian's postgresql-client) is not installed")
     make_game()
     target = tmp_path / "blitzboard.dump"
     printed = run_cli("backup", target, database_url=database_url, cwd=tmp_path)
@@ -432,6 +448,7 @@ def test_prune_deletes_the_old_games_with_every_row_they_own_and_keeps_the_rest(
     assert table_sizes(app)["game"] == 1
 
 
+@pytest.mark.server
 def test_prune_from_the_command_line(tmp_path: Path, app: FastAPI, client: TestClient, database_url: str):
     old, fresh = new_game(client), new_game(client)
     save_round(client, old)
@@ -457,6 +474,7 @@ def test_prune_from_the_command_line(tmp_path: Path, app: FastAPI, client: TestC
     assert client.get(game_url(fresh["id"])).status_code == 200
 
 
+@pytest.mark.server
 def test_prune_refuses_a_database_that_is_not_migrated(tmp_path: Path):
     result = run_cli("prune", "--older-than", "30", database_url=f"sqlite:///{tmp_path / 'new.db'}", cwd=tmp_path)
     assert result.returncode == 1

@@ -221,6 +221,7 @@ def document_text(tmp_path_factory: pytest.TempPathFactory) -> str:
     return json.dumps(app.openapi())
 
 
+@pytest.mark.release
 def test_a_generated_client_plays_the_readmes_worked_example(generated, tmp_path: Path):
     from blitzboard_client import AuthenticatedClient, Client
     from blitzboard_client.api.games import add_round, create_game, delete_round, get_game, replace_round

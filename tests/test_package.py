@@ -17,6 +17,8 @@ import pytest
 
 from tests.servers import running_server
 
+pytestmark = pytest.mark.release
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = next(
     line.split('"')[1] for line in (ROOT / "pyproject.toml").read_text().splitlines() if line.startswith("version")

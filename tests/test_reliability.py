@@ -32,6 +32,8 @@ from app.db import is_sqlite, make_engine
 from tests.helpers import REQUEST_TIMEOUT, SERVER_LOG_FAILURES, all_at_once
 from tests.servers import Server, running_server, start_server
 
+pytestmark = pytest.mark.server
+
 PLAYERS = [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}]
 TARGET = 10_000  # far out of reach: no game ends, so no round is refused for that
 WAIT_S = 120.0  # the bound on every wait for threads or for the load to reach a point

@@ -415,7 +415,7 @@ def test_the_round_times_the_templates_get(clock: Clock, client: TestClient, mak
     from sqlmodel import Session
 
     with Session(app.state.engine) as session:
-        view = Games(session, app.state.broker, app.state.settings, app.state.sealer).get(game.id)
+        view = Games(session, app.state.broker, app.state.settings, app.state.sealer, app.state.views).get(game.id)
     timings = view.timings()
     assert (timings[1].duration_s, timings[1].duration_text) == (95, "1:35")
     assert (timings[2].duration_s, timings[2].duration_text) == (None, "")

@@ -9,11 +9,11 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 
-from app import viewcache
 from tests.helpers import API, round_body
 from tests.test_tables import make_table, results  # noqa: F401 (a fixture)
 
@@ -93,7 +93,9 @@ def test_a_replayed_and_a_refused_write_flush_nothing_either(client: TestClient,
     assert flushes == []
 
 
-def test_a_save_that_starts_from_the_cache_leaves_the_cached_view_as_it_was(client: TestClient, make_game):
+def test_a_save_that_starts_from_the_cache_leaves_the_cached_view_as_it_was(
+    app: FastAPI, client: TestClient, make_game
+):
     """A save takes the players, rounds and times of the version it locked from the view cache, and
     changes its own copies: the entry that readers share stays the game at that version."""
     game = make_game()
@@ -107,7 +109,7 @@ def test_a_save_that_starts_from_the_cache_leaves_the_cached_view_as_it_was(clie
         lambda: client.delete(f"{url}/rounds/1", headers=game.auth),
     ):
         version = client.get(url).json()["version"]
-        kept = viewcache.get(game.id, version)
+        kept = app.state.views.get(game.id, version)
         assert kept is not None  # the save before put it there: this one starts from it
         seen = (list(kept.round_ids), dict(kept.times), kept.state, kept.players, kept.game.version)
         response = change()

@@ -535,6 +535,7 @@ def expect(http: httpx.Client, method: str, url: str, status: int, **kwargs: Any
     return response
 
 
+@pytest.mark.server
 def test_the_access_log_of_a_real_server_never_holds_an_edit_key(server_database_url: str, tmp_path: Path):
     wrong = "W" * 32
     with running_server(server_database_url, tmp_path / "server.log", env={"BLITZBOARD_LOG_LEVEL": "info"}) as server:

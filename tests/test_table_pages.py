@@ -679,7 +679,7 @@ def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, cli
     key = client.cookies[f"bb_edit_{game_id}"]
     games_before, before = count_games(app), api_table(client, table)
     with Session(app.state.engine) as session:
-        games = Games(session, app.state.broker, app.state.settings, app.state.sealer)
+        games = Games(session, app.state.broker, app.state.settings, app.state.sealer, app.state.views)
         for names, credential in [
             (["Ana", "Eve"], Credential(key)),  # someone new: only the table's key adds people
             (["Ben", "Ana"], Credential(key)),  # other seats: not the same game again

@@ -22,7 +22,8 @@ from app.tables import Tables
 
 async def get_games(request: Request, session: SessionDep) -> Games:
     # async: building it does no I/O, and a sync dependency would cost a hop through the thread pool.
-    return Games(session, request.app.state.broker, request.app.state.settings, request.app.state.sealer)
+    state = request.app.state
+    return Games(session, state.broker, state.settings, state.sealer, state.views)
 
 
 GamesDep = Annotated[Games, Depends(get_games)]

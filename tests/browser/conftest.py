@@ -2,6 +2,10 @@
 
 Every context is a phone (390×844, touch, mobile viewport). Any Content-Security-Policy violation in
 any page a test opened (a console message, or a `securitypolicyviolation` event) fails that test.
+
+They run once, in the SQLite pass; those marked `postgres` (what depends on the database: a full game,
+the live view across two server processes) run in the PostgreSQL pass too. Without Chromium they are
+skipped with the reason, unless BLITZBOARD_REQUIRE_TOOLS=1 (CI), which fails them.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
+from tests import databases
 from tests.browser.helpers import CHROMIUM, TIMEOUT_MS, Phones, Server, launch_chromium, start_server
-from tests.helpers import create_pg_database, drop_pg_database, on_postgres
+from tests.helpers import missing_tool
 
 expect.set_options(timeout=TIMEOUT_MS)
 
@@ -27,16 +32,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory, database_template: str) -> Iterator[Server]:
     # On the PostgreSQL pass the pages run on a PostgreSQL database of their own too.
-    database_url = create_pg_database() if on_postgres() else None
-    server = start_server(tmp_path_factory.mktemp("server"), database_url)
+    directory = tmp_path_factory.mktemp("server")
+    database_url = databases.copy_of(database_template, directory)
+    server = start_server(directory, database_url)
     try:
         yield server
     finally:
         server.stop()
-        if database_url:
-            drop_pg_database(database_url)
+        databases.drop(database_url)
 
 
 # Module scope, not session: Playwright's sync API keeps an asyncio loop running in the main thread while
@@ -44,7 +49,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).exists():
-        pytest.fail(
+        missing_tool(
             f"no Chromium at {CHROMIUM}: install Debian's chromium (scripts/test does) or set BLITZBOARD_CHROMIUM"
         )
     with sync_playwright() as playwright:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-from tests.browser.helpers import Phones, Server, api_game, fill_round, save_round, scoreboard
+from tests.browser.helpers import Phones, Server, api_game, fill_round, save_round, scoreboard, start_server
+from tests.helpers import on_postgres
 
 pytestmark = pytest.mark.browser
 
@@ -27,6 +29,7 @@ def same_document(page: Page) -> bool:
     return page.evaluate("window.blitzboardTestMarker") == "still the same document"
 
 
+@pytest.mark.postgres
 def test_the_view_link_shows_each_save_without_reloading(phones: Phones, server: Server):
     game = api_game(server, ["Ana", "Ben"])
     keeper = phones.page()
@@ -92,6 +95,45 @@ def test_the_view_catches_up_after_going_offline(phones: Phones, server: Server)
     expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "9"])
     assert navigations == []
     assert same_document(viewer)
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(
+    not on_postgres(), reason="live updates cross processes only on PostgreSQL (this is the SQLite pass)"
+)
+def test_the_keepers_saves_on_one_server_process_reach_a_viewer_on_another(
+    phones: Phones, server_database_url: str, tmp_path: Path
+):
+    """Several server processes on one PostgreSQL database (compose's workers): the scorekeeper's page on
+    one, the view page on the other, which hears of each save through PostgreSQL's notifications."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one = start_server(tmp_path / "one", server_database_url)
+    try:
+        two = start_server(tmp_path / "two", server_database_url)
+    except BaseException:
+        one.stop()
+        raise
+    try:
+        game = api_game(one, ["Ana", "Ben"])
+        keeper = phones.page(one)
+        keeper.goto(game.edit_url)
+        viewer = phones.page(two)
+        navigations = watch(viewer, game.view_path)
+        expect(scoreboard(viewer).locator(".total")).to_have_text(["0", "0"])
+
+        fill_round(keeper, ["Ana", "Ben"], [(10, 0), (5, 2)])
+        save_round(keeper, 1)
+        expect(scoreboard(viewer).locator(".total")).to_have_text(["10", "1"])
+        fill_round(keeper, ["Ana", "Ben"], [(4, 3), (12, 0)])
+        save_round(keeper, 2)
+        expect(scoreboard(viewer).locator(".total")).to_have_text(["13", "8"])
+        expect(viewer.locator("#history li[data-round]")).to_have_count(2)
+        assert navigations == []
+        assert same_document(viewer)
+    finally:
+        one.stop()
+        two.stop()
 
 
 def test_the_view_reconnects_after_the_server_went_away_and_catches_up(phones: Phones, own_server: Server):

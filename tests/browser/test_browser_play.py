@@ -33,6 +33,7 @@ def count_navigations(page: Page) -> list[str]:
     return navigations
 
 
+@pytest.mark.postgres
 def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones):
     page = phones.page()
     page.goto("/")

@@ -144,6 +144,7 @@ def play(page: Page, game: Played) -> None:
         save_round(page, number)
 
 
+@pytest.mark.postgres
 def test_a_night_at_the_table(phones: Phones):
     page = phones.page(viewport={"width": WIDTH, "height": 844})
     page.goto("/")
