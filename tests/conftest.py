@@ -9,7 +9,6 @@ tests and the release checks would only repeat themselves there.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -112,11 +111,12 @@ class SharedApps:
 
     @staticmethod
     def _key(settings: Settings) -> str:
-        values = {
-            name: value.get_secret_value() if isinstance(value, SecretStr) else value
-            for name, value in settings.model_dump().items()
-        }
-        return json.dumps(values, sort_keys=True, default=str)
+        return repr(
+            sorted(
+                (name, value.get_secret_value() if isinstance(value, SecretStr) else value)
+                for name, value in vars(settings).items()
+            )
+        )
 
     def for_test(self, settings: Settings) -> FastAPI:
         key = self._key(settings)

@@ -14,15 +14,17 @@ from app.scoring import Player, Rules, Score, score_game
 # A line's budget holds the start, the last round and two extremes, and two points per lead change.
 FITTING_CHANGES = (MAX_POINTS - 4) // 2
 
-series_of = st.integers(min_value=2, max_value=6).flatmap(
-    lambda players: st.integers(min_value=1, max_value=400).flatmap(
-        lambda length: st.lists(
-            st.lists(st.integers(min_value=-20, max_value=40), min_size=length, max_size=length),
-            min_size=players,
-            max_size=players,
-        )
-    )
-)
+
+@st.composite
+def series_of(draw: st.DrawFn) -> list[list[int]]:
+    """Each player's points per round: 2-6 players, 1-400 rounds. The points come from a few values the
+    example picks (a small set makes ties and lead changes common), placed by a seeded random: drawing
+    2,400 integers one by one through Hypothesis cost seconds per test for nothing it could shrink better."""
+    players = draw(st.integers(min_value=2, max_value=6))
+    length = draw(st.integers(min_value=1, max_value=400))
+    values = draw(st.lists(st.integers(min_value=-20, max_value=40), min_size=1, max_size=6, unique=True))
+    random = draw(st.randoms(use_true_random=False))
+    return [[random.choice(values) for _ in range(length)] for _ in range(players)]
 
 
 def running(steps: list[list[int]]) -> dict[int, list[int]]:
@@ -38,7 +40,7 @@ def running(steps: list[list[int]]) -> dict[int, list[int]]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(series_of, st.booleans())
+@given(series_of(), st.booleans())
 def test_a_line_never_has_more_points_than_the_cap_and_keeps_its_ends_and_extremes(steps, lowest):
     series = running(steps)
     changes = lead_changes(series, lowest=lowest)
@@ -54,7 +56,7 @@ def test_a_line_never_has_more_points_than_the_cap_and_keeps_its_ends_and_extrem
 
 
 @settings(max_examples=200, deadline=None)
-@given(series_of, st.booleans())
+@given(series_of(), st.booleans())
 def test_every_lead_change_is_kept_while_they_fit_and_the_latest_ones_otherwise(steps, lowest):
     series = running(steps)
     changes = lead_changes(series, lowest=lowest)
