@@ -26,6 +26,10 @@ from app.live import Broker
 
 CHANNEL = "blitzboard_games"
 SEND_TIMEOUT_S = 5  # a notice not sent by then: the connection is dropped and made again
+# After losing its connection, the listener or the notifier waits this long before it connects again,
+# twice as long after each failure in a row, up to RECONNECT_MAX_S. Read at each wait (tests set 0).
+RECONNECT_DELAY_S = 0.5
+RECONNECT_MAX_S = 10
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 log = logging.getLogger("blitzboard.live")
 
@@ -42,6 +46,11 @@ def parse_notice(payload: str) -> tuple[str, int, int | None] | None:
     if not game_id or not version.isdigit() or (start and not start.isdigit()):
         return None
     return game_id, int(version), int(start) if start else None
+
+
+def reconnect_delay(failures: int) -> float:
+    """How long to wait before connecting again after `failures` failures in a row (the first is 0)."""
+    return min(RECONNECT_DELAY_S * 2 ** min(failures, 16), RECONNECT_MAX_S)  # (a float can't hold 2**1100)
 
 
 def libpq_url(sqlalchemy_url: str) -> str:
@@ -70,14 +79,14 @@ class PostgresListener:
                 await self._task
 
     async def _run(self) -> None:
-        delay = 0.5
+        failures = 0
         first = True
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(self.url, autocommit=True, **KEEPALIVES) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     self.ready.set()
-                    delay = 0.5
+                    failures = 0
                     if not first:
                         await self._catch_up()
                     first = False
@@ -88,8 +97,8 @@ class PostgresListener:
                 raise
             except Exception as error:  # the database restarted, the network dropped...
                 log.warning("live updates: lost the PostgreSQL listener (%s); reconnecting", error)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 10)
+                await asyncio.sleep(reconnect_delay(failures))
+                failures += 1
 
     async def _catch_up(self) -> None:
         games = self.broker.watched_games()
@@ -142,12 +151,12 @@ class PostgresNotifier:
             await asyncio.sleep(0.01)
 
     async def _run(self) -> None:
-        delay = 0.5
+        failures = 0
         while True:
             try:
                 # TCP keepalives: a connection that went half-open is noticed in about a minute.
                 async with await psycopg.AsyncConnection.connect(self.url, autocommit=True, **KEEPALIVES) as conn:
-                    delay = 0.5
+                    failures = 0
                     while True:
                         await self._wake.wait()
                         self._wake.clear()
@@ -172,5 +181,5 @@ class PostgresNotifier:
                 raise
             except Exception as error:  # the database restarted, the network dropped...
                 log.warning("live updates: lost the PostgreSQL notifier's connection (%s); reconnecting", error)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 10)
+                await asyncio.sleep(reconnect_delay(failures))
+                failures += 1

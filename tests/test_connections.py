@@ -6,7 +6,6 @@ NOTIFY that tells other processes of a save is sent after the COMMIT, outside th
 from __future__ import annotations
 
 import asyncio
-import time
 
 import psycopg
 import pytest
@@ -148,23 +147,26 @@ def test_a_save_notifies_after_its_commit_not_inside_it(client: TestClient, app:
 
 
 @postgres_only
-def test_the_notifier_sends_again_after_losing_its_connection(client: TestClient, app: FastAPI, make_game):
+def test_the_notifier_sends_again_after_losing_its_connection(client: TestClient, app: FastAPI, make_game, monkeypatch):
+    monkeypatch.setattr(live_pg, "RECONNECT_DELAY_S", 0)  # what is tested is that it sends again, not when
     engine = app.state.engine
     game = make_game(rules={"target": 1000})
-    game.add_round(SMALL_ROUND)  # the notifier has connected and sent once
     admin_url = engine.url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
     listen_url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    deadline = time.monotonic() + 10
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        while not admin.execute(
-            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = %s "
-            "AND query LIKE '%%pg_notify%%' AND pid <> pg_backend_pid()",
-            (engine.url.database,),
-        ).fetchone()[0]:
-            assert time.monotonic() < deadline, "the notifier's connection was not found"
-            time.sleep(0.05)
     with psycopg.connect(listen_url, autocommit=True) as listener:
         listener.execute(f"LISTEN {CHANNEL}")
+        version = game.add_round(SMALL_ROUND).json()["version"]
+        # Heard: the notifier has connected and sent, so its connection's last statement is the pg_notify.
+        assert [parse_notice(n.payload) for n in listener.notifies(timeout=10, stop_after=1)] == [
+            (game.id, version, None)
+        ]
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = %s "
+                "AND query LIKE '%%pg_notify%%' AND pid <> pg_backend_pid()",
+                (engine.url.database,),
+            ).fetchone()[0]
+        assert killed >= 1, "the notifier's connection was not found"
         version = game.add_round(SMALL_ROUND).json()["version"]
         heard = [parse_notice(n.payload) for n in listener.notifies(timeout=30, stop_after=1)]
     assert heard == [(game.id, version, None)]
@@ -211,30 +213,38 @@ def _notify_through(app: FastAPI, scenario) -> tuple[object, list]:
     return answered, heard
 
 
-def _slow_sends(monkeypatch, seconds: float, times: int) -> None:
-    """The notifier's next `times` statements wait `seconds` before they go (a slow network)."""
-    execute = psycopg.AsyncConnection.execute
-    left = [times]
+class HeldSend:
+    """The notifier's first statement from now on is held on its way (a slow or hung network) until
+    the test lets it `go`: `on_its_way` is set when it is held, `done` when a statement has gone."""
 
-    async def slowly(self, *args, **kwargs):
-        if left[0] > 0:
-            left[0] -= 1
-            await asyncio.sleep(seconds)
-        return await execute(self, *args, **kwargs)
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.on_its_way, self.go, self.done = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        execute, held = psycopg.AsyncConnection.execute, [False]
 
-    monkeypatch.setattr(psycopg.AsyncConnection, "execute", slowly)
+        async def hold_the_first(conn, *args, **kwargs):
+            if not held[0]:
+                held[0] = True
+                self.on_its_way.set()
+                await self.go.wait()
+            result = await execute(conn, *args, **kwargs)
+            self.done.set()
+            return result
+
+        monkeypatch.setattr(psycopg.AsyncConnection, "execute", hold_the_first)
 
 
 @postgres_only
 def test_the_notifier_waits_at_shutdown_for_a_batch_on_its_way(client: TestClient, app: FastAPI, monkeypatch):
-    _slow_sends(monkeypatch, 0.3, times=1)
+    held = HeldSend(monkeypatch)
 
     async def scenario(notifier: PostgresNotifier) -> int:
         notifier.send("g1", 7)
         async with asyncio.timeout(10):
-            while not notifier._sending:  # taken from the queue, on its way
-                await asyncio.sleep(0.005)
-        await notifier.stop()  # shutting down now must not drop it
+            await held.on_its_way.wait()  # taken from the queue, on its way
+        # It arrives only once stop() has begun (this runs when stop() first waits): shutting down
+        # now must wait for it, not drop it.
+        asyncio.get_running_loop().call_soon(held.go.set)
+        await notifier.stop()
         return notifier.sent
 
     sent, heard = _notify_through(app, scenario)
@@ -245,16 +255,20 @@ def test_the_notifier_waits_at_shutdown_for_a_batch_on_its_way(client: TestClien
 def test_a_send_that_hangs_is_given_up_and_sent_again_on_a_new_connection(
     client: TestClient, app: FastAPI, monkeypatch, caplog
 ):
-    monkeypatch.setattr(live_pg, "SEND_TIMEOUT_S", 0.2)
-    _slow_sends(monkeypatch, 2, times=1)  # the first send hangs past the timeout; the next goes at once
+    # The first send hangs for good; the time allowed is the real cost of this test, so it is short (a
+    # send that runs out of it on a loaded machine is only given up and sent again).
+    monkeypatch.setattr(live_pg, "SEND_TIMEOUT_S", 0.1)
+    monkeypatch.setattr(live_pg, "RECONNECT_DELAY_S", 0)
+    held = HeldSend(monkeypatch)  # never let go
 
     async def scenario(notifier: PostgresNotifier) -> int:
         notifier.send("g1", 7)
         async with asyncio.timeout(10):
-            while notifier.sent == 0:
-                await asyncio.sleep(0.01)
+            await held.done.wait()  # sent, on the new connection
+        await notifier.stop()  # (what it counted is final once it stops)
         return notifier.sent
 
     sent, heard = _notify_through(app, scenario)
     assert (sent, heard) == (1, [("g1", 7, None)])
+    assert held.on_its_way.is_set() and not held.go.is_set()
     assert any("lost the PostgreSQL notifier's connection" in r.getMessage() for r in caplog.records)
