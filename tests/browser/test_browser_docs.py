@@ -78,6 +78,11 @@ def operation(page: Page, method: str, path: str) -> Locator:
     return page.locator(f".opblock-{method}").filter(has=page.locator(f'.opblock-summary-path[data-path="{path}"]'))
 
 
+def menu_label(menu: Locator, text: str) -> Locator:
+    """The label of one item of ReDoc's menu (`data-active` on the item the page is at)."""
+    return menu.get_by_test_id("menu-item-label").filter(has=menu.page.locator(f'[data-text="{text}"]'))
+
+
 def test_swagger_ui_draws_every_operation_and_tries_one_out_offline(phones: Phones, server: Server):
     game = api_game(server, ["Ana", "Ben"])
     phone = offline(phones, server)
@@ -113,14 +118,18 @@ def test_redoc_draws_every_operation_offline(phones: Phones, server: Server):
     expect(page.get_by_role("heading", level=1)).to_contain_text("Blitzboard")
     page.get_by_role("button", name="Open navigation menu").click()
     menu = page.locator('[data-component-name="Menu/Menu"]')
-    # Each tag's group opens to its operations; it is closed again before the next, so the menu stays
-    # short enough on a phone that ReDoc doesn't redraw it under a click.
+    # Each tag's group opens to its operations, and is closed again before the next (a short menu on a
+    # phone). A click on a group also goes to its section: the address changes at once, but ReDoc marks
+    # the group active only once the page has scrolled there, and then opens the group again whatever was
+    # clicked meanwhile (a slow browser's flake): each click waits for that mark first.
     for tag in ("tables", "games"):
-        menu.get_by_text(tag, exact=True).click()
+        group = menu_label(menu, tag)
+        group.click()
+        expect(group).to_have_attribute("data-active", "true")
         for summary in tagged(server, tag):
             expect(menu.get_by_text(summary, exact=True)).to_be_visible()
         if tag != "games":
-            menu.get_by_text(tag, exact=True).click()
+            group.click()
             expect(menu.get_by_text(tagged(server, tag)[0], exact=True)).to_be_hidden()
     assert sorted(s for tag in ("games", "tables") for s in tagged(server, tag)) == sorted(
         summary for _, _, summary in operations(server)
@@ -128,10 +137,14 @@ def test_redoc_draws_every_operation_offline(phones: Phones, server: Server):
 
     menu.get_by_text("Create a game", exact=True).click()
     expect(page).to_have_url(re.compile(r"/redoc#/games/create_game$"))
+    # Marked once the page has scrolled there (the address changes first); the search opened before
+    # then would be closed by that scroll.
+    expect(menu_label(menu, "Create a game")).to_have_attribute("data-active", "true")
     expect(page.locator("h2", has_text="Create a game")).to_be_in_viewport()  # scrolled to
     expect(page.get_by_text("/api/v1/games", exact=True).first).to_be_visible()
 
     page.keyboard.press("Control+k")  # ReDoc's search, run in the page
+    expect(page.get_by_placeholder("Search docs...")).to_be_focused()  # (keys typed before would be lost)
     page.keyboard.type("round")
     found = page.locator('[data-component-name="Search/SearchItem"]')
     expect(found.filter(has_text="Add a round")).to_be_visible()
