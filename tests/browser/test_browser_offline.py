@@ -19,7 +19,16 @@ from playwright.sync_api import BrowserContext, Page, Playwright, Route, expect
 
 from app.config import ROOT
 from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE
-from tests.browser.helpers import ApiGame, Phones, api_game, fill_round, save_round, scoreboard, start_server
+from tests.browser.helpers import (
+    TIMEOUT_MS,
+    ApiGame,
+    Phones,
+    api_game,
+    fill_round,
+    save_round,
+    scoreboard,
+    start_server,
+)
 from tests.servers import Server
 
 pytestmark = pytest.mark.browser
@@ -51,22 +60,38 @@ QUEUED = """() => new Promise((resolve, reject) => {
 })"""
 
 
-QUEUED_EMPTY = QUEUED.replace("resolve(request.result.map((r) => r.fields))", "resolve(!request.result.length)")
+# Resolves once the service worker controls the page (it installs on the first visit, then claims it).
+CONTROLLED = """() => navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ? true :
+  new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", () => resolve(true))))"""
+
+# Resolves once the newest /sw.js has taken over and finished its activation (which deletes the old
+# caches): update() waits for the check the navigation started (or makes one), and its worker's
+# "activated" comes after its activate handler's promises.
+NEWEST_WORKER_ACTIVATED = """async () => {
+  const registration = await navigator.serviceWorker.getRegistration();
+  await registration.update();
+  const worker = registration.installing || registration.waiting || registration.active;
+  while (worker.state !== "activated") {
+    if (worker.state === "redundant") throw new Error("the new service worker failed to install");
+    await new Promise((resolve) => worker.addEventListener("statechange", resolve, { once: true }));
+  }
+  return true;
+}"""
 
 
-def until(page: Page, script: str, arg: Any = None) -> None:
-    """Wait until `script` (a function, run by evaluate: no eval under the page's CSP) gives true."""
-    for _ in range(100):
-        if page.evaluate(script, arg):
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError(f"never true: {script}")
+def happened(page: Page, script: str) -> None:
+    """Run `script`, a function whose promise resolves once an event the test waits for has happened
+    (no polling), failing after TIMEOUT_MS as expect() would (evaluate itself has no timeout)."""
+    page.evaluate(
+        f"() => Promise.race([({script})(), new Promise((_, reject) => setTimeout("
+        f"() => reject(new Error('not within {TIMEOUT_MS} ms')), {TIMEOUT_MS}))])"
+    )
 
 
 def worker_ready(page: Page) -> None:
     """Wait until the service worker controls the page (it installs on the first visit)."""
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    until(page, "() => !!navigator.serviceWorker.controller")
+    happened(page, CONTROLLED)
+    assert page.evaluate("() => !!navigator.serviceWorker.controller")
 
 
 def go_offline(context: BrowserContext, server: Server) -> None:
@@ -336,14 +361,15 @@ def test_a_save_whose_answer_was_lost_is_sent_again_and_counted_once(phones: Pho
 
     page.route("**/rounds", lose_the_first_answer)
     fill_round(page, NAMES, [(10, 0), (5, 3)])
-    press_save(page)
-    # Kept with the request id it was sent with, and sent again: the server answers with the first save.
-    for _ in range(100):
-        if len(posts) == 2:
-            break
-        page.wait_for_timeout(100)  # (Playwright runs the route handler while it waits)
-    until(page, QUEUED_EMPTY)
+    # Kept with the request id it was sent with, and sent again: the server answers with the first save
+    # (the first post has no answer, so the first answer is the second post's).
+    with page.expect_response(lambda response: response.url.endswith("/rounds")) as again:
+        press_save(page)
+    assert again.value.status == 200 and len(posts) == 2
+    # The queue's list was shown before it sent the round again, and goes only once it read the queue
+    # back empty after the send.
     expect(page.locator("#offline-queue")).to_have_count(0)
+    assert page.evaluate(QUEUED) == []
     expect(page.locator(".round-count")).to_have_text("· after round 1")
     assert lost == [200]
     assert server_rounds(game) == [[(10, 0, 10), (5, 3, -1)]]
@@ -470,12 +496,9 @@ def test_an_update_of_the_static_files_replaces_the_cache(phones: Phones, tmp_pa
         app_js.write_text(app_js.read_text() + "\nwindow.blitzboardDeployment = 2;\n")
         server.start()
         page.goto(f"/g/{game.id}/score")  # the browser checks /sw.js: a new worker installs and takes over
-        until(
-            page,
-            "old => caches.keys().then(names => names.some(n => n.startsWith('blitzboard-static-'))"
-            " && !names.some(n => old.includes(n)))",
-            old_caches,
-        )
+        happened(page, NEWEST_WORKER_ACTIVATED)
+        names = page.evaluate("() => caches.keys()")
+        assert any(n.startswith("blitzboard-static-") for n in names) and not set(names) & set(old_caches)
         page.reload()
         entries = cached(page)
         scripts = [e["url"] for e in entries if "/static/app.js" in e["url"]]
