@@ -98,6 +98,7 @@ def test_the_log_filter_and_the_stream_cap_are_installed_at_start_up_not_at_impo
     assert filters() == []
 
 
+@pytest.mark.server
 def test_start_up_raises_the_soft_open_file_limit_to_the_hard_one(tmp_path: Path):
     script = """
 import resource
@@ -169,6 +170,7 @@ def closed_by_server(sock: socket.socket) -> bytes:
     return received
 
 
+@pytest.mark.server
 def test_event_streams_are_capped_per_client_and_in_total_and_released_when_they_end(limited: Server):
     game_id = new_game(limited)
     first, head = open_stream(limited, game_id)
@@ -204,6 +206,7 @@ def test_event_streams_are_capped_per_client_and_in_total_and_released_when_they
         sock.close()
 
 
+@pytest.mark.server
 def test_a_refused_stream_is_problem_json_on_the_api(limited: Server):
     game_id = new_game(limited)
     held = [open_stream(limited, game_id)[0] for _ in range(2)]
@@ -217,16 +220,19 @@ def test_a_refused_stream_is_problem_json_on_the_api(limited: Server):
         sock.close()
 
 
+@pytest.mark.server
 def test_a_connection_that_sends_nothing_is_closed(limited: Server):
     assert closed_by_server(connect(limited)) == b""
 
 
+@pytest.mark.server
 def test_a_request_head_sent_too_slowly_is_closed_with_408(limited: Server):
     sock = connect(limited)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # and never the rest (slowloris)
     assert closed_by_server(sock).startswith(b"HTTP/1.1 408")
 
 
+@pytest.mark.server
 def test_a_slow_head_on_a_kept_alive_connection_is_closed_too(limited: Server):
     sock = connect(limited)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -236,6 +242,7 @@ def test_a_slow_head_on_a_kept_alive_connection_is_closed_too(limited: Server):
     assert b"HTTP/1.1 408" in rest and rest.count(b"HTTP/1.1") == 1
 
 
+@pytest.mark.server
 def test_an_idle_keep_alive_connection_is_closed(limited: Server):
     sock = connect(limited)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -243,6 +250,7 @@ def test_an_idle_keep_alive_connection_is_closed(limited: Server):
     assert answer.startswith(b"HTTP/1.1 200")
 
 
+@pytest.mark.server
 def test_a_body_sent_too_slowly_gets_408(limited: Server):
     sock = connect(limited)
     head = "POST /api/v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
@@ -252,6 +260,7 @@ def test_a_body_sent_too_slowly_gets_408(limited: Server):
     assert b"application/problem+json" in answer and b"body-timeout" in answer
 
 
+@pytest.mark.server
 def test_an_over_long_request_head_is_refused(limited: Server):
     sock = connect(limited)
     # Still incomplete after 8 KiB (the limit is 4 KiB): refused without waiting for the rest.
@@ -260,6 +269,7 @@ def test_an_over_long_request_head_is_refused(limited: Server):
     assert answer.startswith(b"HTTP/1.1 4") and not answer.startswith(b"HTTP/1.1 408"), answer[:100]
 
 
+@pytest.mark.server
 def test_one_peer_cannot_hold_more_connections_than_its_share(limited: Server):
     held = [connect(limited, "127.0.0.4") for _ in range(8)]
     refused = connect(limited, "127.0.0.4")
@@ -272,6 +282,7 @@ def test_one_peer_cannot_hold_more_connections_than_its_share(limited: Server):
         each.close()
 
 
+@pytest.mark.server
 def test_connections_over_the_total_get_503(server_database_url: str, tmp_path: Path):
     env = LOW_LIMITS | {"BLITZBOARD_MAX_CONNECTIONS": "4", "BLITZBOARD_HEADER_TIMEOUT_SECONDS": "60"}
     with running_server(server_database_url, tmp_path / "server.log", env=env) as server:
