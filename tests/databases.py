@@ -45,7 +45,8 @@ def drop(url: str) -> None:
 
 
 def empty(url: str) -> None:
-    """Every row of every table gone and the ids counting from 1 again; the schema stays."""
+    """Every row of every table gone and the ids counting from 1 again; the schema stays (and on SQLite
+    the server secret beside the file goes, as a new database has none)."""
     if on_postgres():
         with pg_connect(_name(url)) as connection:
             connection.execute("SET lock_timeout = '20s'")  # a connection a test left in a transaction: fail, not hang
@@ -58,9 +59,12 @@ def empty(url: str) -> None:
             if tables:
                 connection.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
         return
+    path = make_url(url).database or ""
+    # The server secret made beside the database (app.sealing) goes too: the next app makes a new one.
+    Path(f"{path}.secret").unlink(missing_ok=True)
     # Its own connection, outside the app's pool: foreign keys off (SQLite's default for a connection),
     # so the order of the deletes doesn't matter.
-    connection = sqlite3.connect(make_url(url).database or "", timeout=20)
+    connection = sqlite3.connect(path, timeout=20)
     try:
         connection.execute("PRAGMA synchronous = OFF")  # a test's database: no need to wait for the disk
         tables = [
