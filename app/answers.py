@@ -280,7 +280,7 @@ class PresetPublic(BaseModel):
     params: dict[str, ParamPublic] = PField(description="Each parameter of the kind, by its name in `rules`.")
 
 
-# --- tables (issue 16) ----------------------------------------------------------------------------
+# --- tables ----------------------------------------------------------------------------
 
 
 class PersonPublic(BaseModel):

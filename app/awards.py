@@ -1,4 +1,4 @@
-"""Awards at the end of a game (issue 16, item 4), derived from its scored rounds. Pure, like
+"""Awards at the end of a game, derived from its scored rounds. Pure, like
 app.scoring, whose types it reads (tests/test_scoring.py checks that it imports nothing else).
 
 Only a game that is over has awards: while it is on, the next round can change every one of them.

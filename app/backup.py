@@ -1,4 +1,4 @@
-"""Backups you can hold (issue 16): a table, or one game, as one JSON document (its shape:
+"""Backups you can hold: a table, or one game, as one JSON document (its shape:
 app.backup_answers), and a new table or game made from one.
 
 An export holds everything a game needs to be itself again (its name, rules, times, players and each

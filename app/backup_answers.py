@@ -1,4 +1,4 @@
-"""The backup documents as models (issue 16, "Backup you can hold"): what `GET .../export` answers and
+"""The backup documents as models ("Backup you can hold"): what `GET .../export` answers and
 `POST .../import` takes, for the OpenAPI document and for the import's first check of a document's
 shape (app.backup_check, which then checks what the rules say); and the answer to a table's import.
 

@@ -59,7 +59,7 @@ class Game(SQLModel, table=True):
     county: bool = Field(default=True, sa_column=_flag(True))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
-    # The table the game was played at (issue 16); None for a game of its own, as every game before.
+    # The table the game was played at; None for a game of its own, as every game before.
     table_id: str | None = Field(
         default=None,
         sa_column=Column(String(32), ForeignKey("card_table.id", ondelete="SET NULL"), nullable=True, index=True),
@@ -70,7 +70,7 @@ class Game(SQLModel, table=True):
 
 
 class CardTable(SQLModel, table=True):
-    """A table: the same people playing game after game (issue 16). Like a game, a public id in its view
+    """A table: the same people playing game after game. Like a game, a public id in its view
     link and a secret edit key stored only as a hash; its own version for ETag and If-Match."""
 
     __tablename__ = "card_table"
@@ -99,7 +99,7 @@ class GameResult(SQLModel, table=True):
     """How each player of a finished game at a table ended: derived from the rounds by app.scoring and
     rewritten in the same write transaction as every change to the game (app.results), never edited on
     its own, so it can't drift from them. It exists so a table's standings are SQL aggregates over a
-    row per player and game instead of every game loaded and scored again (issue 16)."""
+    row per player and game instead of every game loaded and scored again."""
 
     __tablename__ = "game_result"
     __table_args__ = (

@@ -1,4 +1,4 @@
-"""A person's results over time (issue 16, their page at a table): coordinates for an inline SVG that the
+"""A person's results over time (their page at a table): coordinates for an inline SVG that the
 server renders (templates/_results_chart.html), as app.chart does for a game's running totals. No
 JavaScript, so it shows the same under the CSP and without scripts.
 

@@ -1,4 +1,4 @@
-"""Who sits at a table (issue 16), and the table as the API shows it (`public_table`, `table_etag`):
+"""Who sits at a table, and the table as the API shows it (`public_table`, `table_etag`):
 its roster's people, the checks of a table's key, version and names, and what a new game at a table needs: the table locked and its key checked (`table_for_game`), each
 player's person, newcomers joining the roster (`join_roster`), and a rematch's right to start there
 with its own game's key (`RematchOf`). The table's own use cases are in app.tables.

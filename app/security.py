@@ -22,7 +22,7 @@ from app.i18n import N_, _
 EDIT_KEY_BYTES = 24  # 192 bits
 GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
 EDIT_COOKIE_PREFIX = "bb_edit_"
-TABLE_COOKIE_PREFIX = "bb_table_"  # a table's edit key (issue 16), beside the games' own
+TABLE_COOKIE_PREFIX = "bb_table_"  # a table's edit key, beside the games' own
 
 
 def new_game_id() -> str:

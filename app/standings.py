@@ -1,4 +1,4 @@
-"""A table's standings and head-to-head (issue 16): aggregate SQL over `game_result` (one row per player
+"""A table's standings and head-to-head: aggregate SQL over `game_result` (one row per player
 of each finished game at the table, app.results) and the rounds of those games, never the games loaded
 and scored again in Python. The same queries on SQLite and PostgreSQL (window functions included);
 averages are cast to float in SQL and rounded to 4 places here, so both databases answer alike.

@@ -1,4 +1,4 @@
-"""The use cases of a table (issue 16): the same people playing game after game. Create one, rename it,
+"""The use cases of a table: the same people playing game after game. Create one, rename it,
 give it a new key; add, rename and remove the people on its roster; read it.
 
 A table works like a game: a public id (its view link), a secret edit key stored only as a hash, a

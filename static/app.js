@@ -288,7 +288,7 @@
     if (slot) slot.textContent = "";
   });
 
-  // --- offline (issue 17): the notice, and when the server was last heard from ------------------------
+  // --- offline: the notice, and when the server was last heard from ------------------------
   // A page the service worker served from its copy (no connection: static/sw.js) is marked
   // data-offline-copy, with when its state was kept (ms). It, and any game page that loses the
   // connection, says "Offline — last updated 21:04" until the server answers again; then the live view
@@ -533,7 +533,7 @@
       game.dataset.version + " " + cards[cards.length - 1].dataset.round + "-" + cards[0].dataset.round;
   });
 
-  // --- start signal and round timer (issue 13, part 4; templates/_timer.html) -----------------------
+  // --- start signal and round timer (part 4; templates/_timer.html) -----------------------
   // "Blitz!" is a moment in the server's clock (blitz_at, ms since 1970). Each page measures its own
   // clock's offset from the server's when it hears of the start (server_now minus Date.now() on
   // receipt), so every phone says "Blitz!" at the same moment whatever its clock says. A start comes from

@@ -1,4 +1,4 @@
-// The scorekeeper's rounds saved without a connection (issue 17). Loaded by game.html on the
+// The scorekeeper's rounds saved without a connection. Loaded by game.html on the
 // scorekeeper's page only, after app.js, whose helpers it uses (window.blitzboard).
 //
 // A round saved while offline is checked against the rules on the round form (Dutch Blitz, Nerts,

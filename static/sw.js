@@ -1,4 +1,4 @@
-// Blitzboard's service worker (issue 17): the pages opened before open again without a connection.
+// Blitzboard's service worker: the pages opened before open again without a connection.
 // Served as /sw.js by app/routes/offline.py, which puts a first line before this file:
 //   var BUILD = "<the deployment's build hash>", SHELL = [<the versioned static URLs>, "/offline"];
 // No eval, no inline script: it runs under the site's CSP like app.js.

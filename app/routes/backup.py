@@ -1,4 +1,4 @@
-"""/api/v1 backups (issue 16): a table's or a game's whole data as one JSON document, and a new table or
+"""/api/v1 backups: a table's or a game's whole data as one JSON document, and a new table or
 game made from one. Thin: read, call a use case in app.backup, answer; refusals are answered by the one
 handler in app.problems.
 

@@ -1,4 +1,4 @@
-"""Installable and offline (issue 17): the web app manifest, the service worker, and the page it shows
+"""Installable and offline: the web app manifest, the service worker, and the page it shows
 for a page never opened on this phone.
 
 - `/manifest.webmanifest`: name, icons (maskable ones too), colours for light and dark, standalone.

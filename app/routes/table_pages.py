@@ -1,4 +1,4 @@
-"""The table pages (issue 16): a table's page for anyone with its link (`/t/{id}`: its standings,
+"""The table pages: a table's page for anyone with its link (`/t/{id}`: its standings,
 head-to-head and latest awards for the period in the query, app.web.periods), a person's page
 (`/t/{id}/p/{person_id}`), its edit link (`/t/{id}/edit/{key}`, which leaves the key in an HttpOnly
 cookie), and the forms of the browser that holds the table's key: rename the table, add, rename and

@@ -1,5 +1,5 @@
-"""/api/v1/tables/{id}/stats, /head-to-head and /stats.csv: a table's standings and who beats whom
-(issue 16), computed by app.standings. Thin: parse the period and the kind, call, answer.
+"""/api/v1/tables/{id}/stats, /head-to-head and /stats.csv: a table's standings and who beats whom,
+computed by app.standings. Thin: parse the period and the kind, call, answer.
 
 The ETag is a digest of the answer itself. The table's version is not enough: a round corrected in
 one of its games changes the standings without changing the table. So a 304 saves the transfer, not

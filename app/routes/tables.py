@@ -1,4 +1,4 @@
-"""/api/v1/tables: a table, its roster and its people (issue 16). Thin, like app.routes.api: parse, call
+"""/api/v1/tables: a table, its roster and its people. Thin, like app.routes.api: parse, call
 a use case in app.tables, answer; refusals are answered by the one handler in app.problems."""
 
 from __future__ import annotations

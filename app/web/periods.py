@@ -1,4 +1,4 @@
-"""The period picker of a table's pages (issue 16): which finished games their figures count, read from
+"""The period picker of a table's pages: which finished games their figures count, read from
 the page's query string, so every period is a plain link (or, for a season, a GET form) that works
 without JavaScript and can be shared.
 

@@ -1,4 +1,4 @@
-"""A person's page at a table (issue 16, `/t/{id}/p/{person_id}`): their figures per game and their row of
+"""A person's page at a table (`/t/{id}/p/{person_id}`): their figures per game and their row of
 the head-to-head (from app.standings, the table page's own answers narrowed to them), their games at
 the table, and a chart of their results over time (app.results_chart) for the period picked.
 

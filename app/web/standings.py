@@ -1,4 +1,4 @@
-"""What a table's page shows of its finished games (issue 16): the standings per game, the head-to-head
+"""What a table's page shows of its finished games: the standings per game, the head-to-head
 matrix and the awards of its latest finished games, for the period picked (app.web.periods). Every
 figure comes from app.standings' SQL (`table_stats`, `head_to_head`); nothing here scores a game
 again, except the few latest games whose awards are kept, loaded and scored as their own pages do.

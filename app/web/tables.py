@@ -1,4 +1,4 @@
-"""What the table pages show (issue 16): a table's page (its roster, its latest games, the keeper's forms
+"""What the table pages show: a table's page (its roster, its latest games, the keeper's forms
 and the share box), "Your tables" on the start page, and the start page's new-game form bound to a table
 (its roster to tick). Read models over app.tables' `public_table`, so the page and the API agree on who
 is on the roster, how many games each played, and which games are finished and who won them.
