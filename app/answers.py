@@ -1,5 +1,5 @@
 """The API's answer models: what a game, a change, a preset or a problem looks like in JSON (one model
-per kind where the kinds differ: rules, players, rounds, scores). app.views builds the game's JSON by
+per kind where the kinds differ: rules, players, rounds, scores). app.games.views builds the game's JSON by
 hand for speed; tests/test_api.py and tests/test_api_kinds.py check it against these models.
 """
 
@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel
 from pydantic import Field as PField
 
-from app import timing
+from app.rules import timing
 from app.schemas import (
     BLITZ_POINTS_TEXT,
     COUNTY_TEXT,

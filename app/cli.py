@@ -14,12 +14,12 @@ from sqlalchemy.exc import OperationalError
 
 from app.config import Settings, environment_variables, get_settings, package_version, settings_error
 from app.db import make_engine
+from app.http.limits import raise_open_file_limit
+from app.http.server import uvicorn_options
 from app.lan import announcement, lan_url
-from app.limits import raise_open_file_limit
 from app.logs import configure as configure_logging
 from app.maintenance import MAX_DAYS, MaintenanceError, backup, prune
 from app.migrations import upgrade
-from app.server import uvicorn_options
 
 
 def migrate() -> None:

@@ -93,7 +93,7 @@ class Settings(BaseSettings):
     # Tune Python's garbage collector for a long-running server at start-up (off in the test suite,
     # where many apps start in one process).
     tune_gc: bool = True
-    # Serve Prometheus metrics at /metrics (app/metrics.py); off, /metrics is a 404. Anyone who can
+    # Serve Prometheus metrics at /metrics (app/http/metrics.py); off, /metrics is a 404. Anyone who can
     # reach it reads the request counts: keep it to your network (the README, "Metrics").
     metrics: bool = False
 

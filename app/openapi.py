@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.problems import PROBLEM_JSON, TITLES
+from app.http.problems import PROBLEM_JSON, TITLES
 
 _ETAG = {
     "description": 'The game\'s version, `"<version>"`: send it as `If-Match` with a change, or as '

@@ -282,14 +282,14 @@ def v1_rules(body: dict) -> dict:
 
 
 # --- a table's figures, worked out from its games' rounds (issue 16) -----------------------------------
-# For the tests of the pages that show app.standings' figures: the same figures from each finished game as
-# `GET /api/v1/games/{id}` answers it (its rounds' points, winners and ranks), never from app.standings.
+# For the tests of the pages that show app.tables.standings' figures: the same figures from each finished game as
+# `GET /api/v1/games/{id}` answers it (its rounds' points, winners and ranks), never from app.tables.standings.
 
 
 def table_figures(games: list[tuple[dict[str, Any], Any]]) -> dict[str, dict[int, dict[str, Any]]]:
     """Per preset and person: games, wins, shared, rounds, win_rate, average, best, highest, lowest, calls,
     cards_left, streak and the game's kind. `games`: each game's answer and when it finished (anything
-    that orders; the game's id breaks a tie, as app.standings' streak does); unfinished games don't count."""
+    that orders; the game's id breaks a tie, as app.tables.standings' streak does); unfinished games don't count."""
     found: dict[str, dict[int, dict[str, Any]]] = {}
     for game, _at in sorted(games, key=lambda g: (g[1], g[0]["id"])):
         if game["status"] != "finished":

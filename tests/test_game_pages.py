@@ -1,6 +1,6 @@
 """The scorekeeper's save from the phone form loads the game once: the use case loads it, reads the form
 against its players, writes the round, and the fragment is rendered from what the write left. While the
-view cache (app.viewcache) holds the game's version, the save reads only the game's row."""
+view cache (app.games.viewcache) holds the game's version, the save reads only the game's row."""
 
 from __future__ import annotations
 

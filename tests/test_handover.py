@@ -1,4 +1,4 @@
-"""Handing over scorekeeping (app.handover, app/routes/handover.py) and the scorekeeper's page following
+"""Handing over scorekeeping (app.games.handover, app/routes/handover.py) and the scorekeeper's page following
 the game live (keeper_page's `since`): "Hand over" moves the edit rights with a one-time link; "Share
 editing" shows the edit link, which keeps both phones' rights."""
 
@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.handover import HANDOVER_MINUTES, MALFORMED, USED, expired, handover_token
+from app.games.handover import HANDOVER_MINUTES, MALFORMED, USED, expired, handover_token
 from app.security import HANDED_OVER, csrf_token, hash_key
 from tests.helpers import (
     SMALL_ROUND,

@@ -108,7 +108,7 @@ def test_a_new_deployment_changes_the_view_pages_etag(client: TestClient, make_g
 
 
 def test_the_build_hash_follows_templates_static_files_and_code(tmp_path):
-    from app.assets import tree_hash
+    from app.http.assets import tree_hash
 
     (tmp_path / "templates").mkdir()
     (tmp_path / "code").mkdir()

@@ -12,9 +12,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import inspect
 
-from app import viewcache
+from app.games import viewcache
+from app.games.views import scored_view
 from app.models import Game, Player
-from app.views import scored_view
 from app.web.context import HISTORY_ROUNDS
 from tests.helpers import GameHandle, html, reads_of, statements
 
@@ -181,7 +181,7 @@ def test_the_cache_is_bounded_by_games_and_by_rounds():
     def view(game_id: str, version: int = 1, rounds: int = 0):
         game = Game(id=game_id, version=version, edit_key_hash="0" * 64)
         players = [Player(id=1, game_id=game_id, name="Ana", seat=0, starting_score=0)]
-        from app.scoring import Score
+        from app.rules.scoring import Score
 
         played = [(n, [Score(1, 1, 0)]) for n in range(1, rounds + 1)]
         return scored_view(game, players, played)

@@ -10,7 +10,7 @@ import struct
 import pytest
 from fastapi.testclient import TestClient
 
-from app.assets import build
+from app.http.assets import build
 from tests.helpers import GameHandle, claim, csrf_of, html, round_form
 
 KEEP = "blitzboard-offline"

@@ -1,6 +1,6 @@
 """The start signal and round timer (issue 13, part 4): "Start round" through the API and the keeper's
 form, a saved round's start and duration, the pages' data attributes for the countdown, and the
-pure rules of app/timing.py. The server's clock is controlled (app.games.utcnow patched), never waited on."""
+pure rules of app/rules/timing.py. The server's clock is controlled (app.games.usecases.utcnow patched), never waited on."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fastapi.testclient import TestClient
 
-import app.games
-from app import timing
-from app.timing import COUNTDOWN_S, MAX_ROUND_SECONDS, RoundTime
+import app.games.usecases
+from app.rules import timing
+from app.rules.timing import COUNTDOWN_S, MAX_ROUND_SECONDS, RoundTime
 from tests.helpers import API, PROBLEM_JSON, SMALL_ROUND, WORKED_EXAMPLE_ROUND, GameHandle, html
 
 T0 = datetime(2026, 11, 30, 21, 4, 5, tzinfo=UTC)
@@ -33,7 +33,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr(app.games, "utcnow", clock)
+    monkeypatch.setattr(app.games.usecases, "utcnow", clock)
     return clock
 
 
@@ -404,7 +404,7 @@ def test_no_304_for_a_view_page_while_a_round_runs(client: TestClient, make_game
 
 def test_the_round_times_the_templates_get(clock: Clock, client: TestClient, make_game, app):
     """What the history shows (the lead's templates): `timings[r.number].duration_s` / `.duration_text`."""
-    from app.games import Games
+    from app.games.usecases import Games
     from app.web.context import game_context
 
     game = make_game()

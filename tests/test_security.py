@@ -27,7 +27,7 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.headers import DOCS_CSP
+from app.http.headers import DOCS_CSP
 from app.security import EMPTY_STYLE, content_security_policy
 from tests.helpers import (
     API,

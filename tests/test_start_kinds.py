@@ -13,7 +13,8 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
-from app import i18n, scoring
+from app import i18n
+from app.rules import scoring
 from app.web.presets import preset_blurb, preset_name
 from tests.helpers import CLOSE, OPEN, GameHandle, claim, html
 from tests.helpers import text_of as text

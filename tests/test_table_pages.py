@@ -20,11 +20,11 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
 from app.errors import KeyMissing, KeyWrong
-from app.games import Games
+from app.games.usecases import Games
 from app.models import CardTable
-from app.roster import RematchOf
 from app.schemas import GameCreate, PlayerCreate
 from app.security import Credential
+from app.tables.roster import RematchOf
 from tests.helpers import EVIL, count_games, html
 from tests.helpers import text_of as text
 
@@ -674,7 +674,7 @@ def test_a_rematch_needs_only_the_games_key(client: TestClient, table: str, stra
 
 
 def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, client: TestClient, table: str):
-    """A rematch without the table's key: only its game's people, in their seats (app.tables.RematchOf)."""
+    """A rematch without the table's key: only its game's people, in their seats (app.tables.usecases.RematchOf)."""
     game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"]))
     key = client.cookies[f"bb_edit_{game_id}"]
     games_before, before = count_games(app), api_table(client, table)

@@ -19,13 +19,13 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app.answers import ProblemDetails
+from app.games.views import current_version_and_start, current_versions, was_deleted
+from app.http.limits import StreamSlots
+from app.http.problems import PROBLEM_JSON, problem
+from app.http.ratelimit import client_address
+from app.http.streaming import EventStream
 from app.i18n import N_, _, ngettext
-from app.limits import StreamSlots
-from app.problems import PROBLEM_JSON, problem
-from app.ratelimit import client_address
 from app.routes.deps import GameId, operation_id
-from app.streaming import EventStream
-from app.views import current_version_and_start, current_versions, was_deleted
 
 router = APIRouter(generate_unique_id_function=operation_id)
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from app.assets import asset_url, build, minified
+from app.http.assets import asset_url, build, minified
 from app.web.render import HTMX, HTMX_SSE, OFFLINE_COPY, render
 
 router = APIRouter(include_in_schema=False)
