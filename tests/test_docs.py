@@ -3,7 +3,8 @@
 Every setting in app/config.py's Settings has a row in docs/operations.md's settings table, under the
 environment variable name(s) it is read from, and every route under /api/v1 in the OpenAPI document
 has a row in docs/api.md's route table; neither table names something that is not there. The
-README's few settings are rows of the full table.
+README's few settings are rows of the full table, the README stays a page a newcomer reads, and every
+link in the README and docs/ leads to a file (and a heading) that exists.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 API_DOC = ROOT / "docs" / "api.md"
 OPERATIONS = ROOT / "docs" / "operations.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 API_PREFIX = "/api/v1"
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}
 
@@ -116,3 +118,56 @@ def test_every_api_route_is_in_the_api_docs(app: FastAPI):
 
 def test_the_api_docs_document_only_real_api_routes(app: FastAPI):
     assert sorted(documented_routes() - api_routes(app)) == []
+
+
+def test_the_readme_stays_a_page_a_newcomer_reads():
+    # References live in docs/; the README says what Blitzboard is, how to run it and where to read on.
+    assert len(README.read_text().splitlines()) <= 250
+
+
+# Links: [text](target) and ![alt](target), in the text outside code; a target may end in #anchor.
+FENCE = re.compile(r"^```.*?^```", re.M | re.S)
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def prose(doc: Path) -> str:
+    return FENCE.sub("", doc.read_text())
+
+
+def anchors(doc: Path) -> set[str]:
+    """The #anchors GitHub gives the page's headings: lowercase, punctuation dropped, spaces to hyphens."""
+    found: set[str] = set()
+    for heading in re.findall(r"^#{1,6} (.+?)#*\s*$", prose(doc), re.M):
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading).replace("`", "")
+        slug = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+        unique, n = slug, 0
+        while unique in found:  # a second heading of the same words gets -1, a third -2
+            n += 1
+            unique = f"{slug}-{n}"
+        found.add(unique)
+    return found
+
+
+def local_links(doc: Path) -> list[str]:
+    targets = LINK.findall(CODE_SPAN.sub("``", prose(doc)))
+    return [target for target in targets if not re.match(r"[a-z][a-z+.-]*:", target)]
+
+
+def test_the_link_checks_find_links_and_headings():
+    assert len(local_links(README)) >= 10 and len(local_links(API_DOC)) >= 3
+    assert {"two-commands", "configuration"} <= anchors(README)
+    assert {"routes", "a-tables-standings-and-head-to-head", "backup-export-and-import"} <= anchors(API_DOC)
+
+
+@pytest.mark.parametrize("doc", PAGES, ids=lambda doc: doc.relative_to(ROOT).as_posix())
+def test_every_local_link_leads_somewhere(doc: Path):
+    broken = []
+    for target in local_links(doc):
+        path, _, anchor = target.partition("#")
+        file = (doc.parent / path).resolve() if path else doc
+        if not file.exists():
+            broken.append(f"{target} (no such file)")
+        elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+            broken.append(f"{target} (no such heading in {file.relative_to(ROOT).as_posix()})")
+    assert broken == [], f"{doc.relative_to(ROOT).as_posix()} links to what is not there"
