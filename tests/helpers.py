@@ -37,7 +37,7 @@ PROBLEM_JSON = "application/problem+json"
 MAX_BODY = 64 * 1024
 EVIL = "https://evil.example"
 
-# The worked example of the rules (README, "How scoring works"): scores before the round, then the round itself.
+# The worked example of the rules (docs/rules.md, "A worked example"): scores before the round, then the round itself.
 WORKED_EXAMPLE_PLAYERS = [
     {"name": "Ana", "starting_score": 58},
     {"name": "Ben", "starting_score": 70},

@@ -1,7 +1,7 @@
 """Issue 15's game pages through the TestClient: the scorekeeper's form and the view of every kind
 (Nerts and Ligretto, Dutch, 31), parsed with BeautifulSoup and checked by CSS selectors.
 
-Every expected number is worked out by hand from the rules (README, "The other games"):
+Every expected number is worked out by hand from the rules (docs/rules.md, "The other games"):
 Dutch: a caller with the lowest hand scores 0, the rest their hand; a caller without it scores their
 hand, the lowest hands 0, and takes a penalty card; nobody called: everyone their hand; lowest wins.
 31: the lowest hand loses a life (a sole-lowest knocker two); a 31 costs everyone else one; at 0 a player

@@ -52,7 +52,7 @@ class Played:
 
     def awards(self) -> list[str]:
         """Best round, most Blitz calls, biggest comeback, steadiest, as the banner words them (app.rules.awards'
-        rules, README "Awards": ties share one; one that names everyone is left out)."""
+        rules, docs/rules.md "Awards": ties share one; one that names everyone is left out)."""
         points, names, lines = self.points(), self.names, []
         best = max(max(r) for r in points)
         rounds = {n: {i + 1 for i, r in enumerate(points) if r[s] == best} for s, n in enumerate(names)}
