@@ -37,6 +37,7 @@ from markupsafe import Markup
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT
+from app.paths import is_api
 from app.rules.names import N_  # noqa: F401  (marks text for the catalogs; app code imports it from here)
 from app.rules.scoring import MESSAGES, Problem
 
@@ -157,7 +158,7 @@ def from_accept_language(header: str | None) -> str | None:
 
 def choose(path: str, cookie: str | None, accept_language: str | None) -> str:
     """A page: the switch's cookie, else Accept-Language. The API: Accept-Language only."""
-    if not path.startswith("/api/") and cookie in load_catalogs():
+    if not is_api(path) and cookie in load_catalogs():
         return cookie
     return from_accept_language(accept_language) or DEFAULT
 
@@ -196,7 +197,7 @@ def language_of(scope: Scope) -> str:
 
 def with_language(scope: Scope, lang: str, headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     """An answer's headers with Vary naming what chose the language, and Content-Language unless set."""
-    vary = b"Accept-Language" if scope["path"].startswith("/api/") else b"Accept-Language, Cookie"
+    vary = b"Accept-Language" if is_api(scope["path"]) else b"Accept-Language, Cookie"
     out = list(headers)
     existing = [v for k, v in out if k.lower() == b"vary"]
     out = [(k, v) for k, v in out if k.lower() != b"vary"]

@@ -16,7 +16,6 @@ Anything else goes to the app as before, and so does every stream this front doe
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from fastapi import FastAPI
@@ -29,10 +28,8 @@ from app.http.requestid import REQUEST_ID_HEADER, SCOPE_KEY, incoming_request_id
 from app.http.streaming import EventStream
 from app.i18n import language_of, with_language
 from app.logs import current_request_id
-from app.routes.events import PATHS, open_stream
-
-# The paths of app.routes.events.PATHS, with a game id as GameId allows it (others go to the route: 422).
-_STREAM = re.compile(r"/(g|api/v1/games)/([A-Za-z0-9_-]{1,32})/events")
+from app.paths import STREAM, STREAM_PATHS
+from app.routes.events import open_stream
 
 
 class Blitzboard(FastAPI):
@@ -53,7 +50,7 @@ class StreamFront:
             await self.app(scope, receive, send)
             return
         path, root = scope["path"], scope.get("root_path", "")
-        match = _STREAM.fullmatch(path[len(root) :] if root and path.startswith(root) else path)
+        match = STREAM.fullmatch(path[len(root) :] if root and path.startswith(root) else path)
         if match is None:
             await self.app(scope, receive, send)
             return
@@ -65,7 +62,7 @@ class StreamFront:
         if not isinstance(opened, EventStream):
             await self.app(scope, receive, send)
             return
-        template = PATHS[0] if match.group(1) == "g" else PATHS[1]
+        template = STREAM_PATHS[0] if match.group(1) == "g" else STREAM_PATHS[1]
         del match  # what this frame holds, it holds for the stream's hours
         try:
             request_id = incoming_request_id(scope) or new_request_id()

@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.http.assets import build
+from app.paths import KEPT_PAGES
 from tests.helpers import GameHandle, claim, csrf_of, html, round_form
 
 KEEP = "blitzboard-offline"
@@ -66,7 +67,9 @@ def test_the_service_worker_names_this_deployment_and_its_shell(client: TestClie
     assert response.headers["cache-control"] == "no-cache"
     first, rest = response.text.split("\n", 1)
     assert first.startswith(f'var BUILD = "{build()}", SHELL = ')
-    shell = json.loads(first.split("SHELL = ", 1)[1].rstrip(";"))
+    shell_text, kept_text = first.split("SHELL = ", 1)[1].rstrip(";").split(", KEPT = ")
+    shell = json.loads(shell_text)
+    assert json.loads(kept_text) == list(KEPT_PAGES)  # the pages it may keep, as app/paths.py says
     assert "/offline" in shell
     assert any(url.startswith("/static/app.js?v=") for url in shell)
     assert any(url.startswith("/static/rounds.js?v=") for url in shell)

@@ -31,6 +31,7 @@ from app.http.middleware import loggable, plain_page, redact
 from app.http.problems import problem
 from app.http.requestid import request_id_of
 from app.i18n import N_, _
+from app.paths import is_api
 
 error_log = logging.getLogger("blitzboard.errors")
 db_log = logging.getLogger("blitzboard.db")
@@ -172,10 +173,10 @@ class ServerErrors:
         await response(scope, receive, send)
 
     def _answer(self, scope: Scope, status: int, request_id: str) -> Response:
-        detail = _detail(status, request_id, api=scope["path"].startswith("/api/"))
+        detail = _detail(status, request_id, api=is_api(scope["path"]))
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
         headers["Cache-Control"] = "no-store"
-        if scope["path"].startswith("/api/"):
+        if is_api(scope["path"]):
             slug, title = (
                 ("unavailable", N_("Service unavailable")) if status == 503 else ("server-error", N_("Server error"))
             )

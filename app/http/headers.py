@@ -6,6 +6,7 @@ from __future__ import annotations
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.paths import is_api
 from app.security import EDIT_COOKIE_PREFIX, content_security_policy, redoc_content_security_policy
 
 # The pages that need more than the app's policy, and theirs: only ReDoc's (see its reasons in
@@ -51,7 +52,7 @@ class SecurityHeaders:
         headers.setdefault("Content-Security-Policy", DOCS_CSP.get(scope["path"], self.csp))
         headers.setdefault("X-Content-Type-Options", "nosniff")
         headers.setdefault("X-Frame-Options", "DENY")
-        form_post = scope["method"] == "POST" and not scope["path"].startswith("/api/")
+        form_post = scope["method"] == "POST" and not is_api(scope["path"])
         edit_cookie = any(c.startswith(EDIT_COOKIE_PREFIX) for c in headers.getlist("set-cookie"))
         referrer = "no-referrer" if form_post or edit_cookie else "strict-origin-when-cross-origin"
         headers.setdefault("Referrer-Policy", referrer)

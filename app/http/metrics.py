@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.http.limits import StreamSlots
 from app.http.middleware import HEAD_AS_GET, call_noting_status
 from app.models import Game
+from app.paths import SAVE_ROUTES
 
 log = logging.getLogger("blitzboard.metrics")
 
@@ -34,10 +35,8 @@ UNMATCHED = "unmatched"
 # Any token is a valid method on the wire: others are counted as one, or each would be a series.
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 OTHER_METHOD = "other"
-# Saving a round: the API's and the scorekeeper's form's.
-SAVE_ROUTES = frozenset({("POST", "/api/v1/games/{game_id}/rounds"), ("POST", "/g/{game_id}/rounds")})
-# A save is a few milliseconds on an idle SQLite file and can wait seconds behind other writers
-# (the busy timeout is 10 s).
+# Saving a round (app.paths.SAVE_ROUTES: the API's and the scorekeeper's form's) is a few
+# milliseconds on an idle SQLite file and can wait seconds behind other writers (the busy timeout is 10 s).
 SAVE_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 

@@ -19,20 +19,15 @@ from app import i18n
 from app.http.problems import problem
 from app.http.requestid import request_id_of
 from app.i18n import N_, _, ngettext, number
+from app.paths import KEEPER_PATH, SECRET_IN_PATH, TABLE_KEEPER_PAGE, is_api
 
 access_log = logging.getLogger("blitzboard.access")
 
-# Edit links carry the key in their path, handover links their token; neither reaches a log line.
-_SECRET_IN_PATH = re.compile(r"(/(?:edit|take)/)[^/?#]+")
-_KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/|take/)|^/t/[^/]+/edit/")
-# A table's page, and the start page's form for a game at a table, carry the table's CSRF token (and,
-# with ?share=1, its edit link) when the browser holds the table's key cookie (app.security).
-_TABLE_KEEPER_PAGE = re.compile(r"^/(t/[^/]+/?)?$")
 _TABLE_COOKIE = b"bb_table_"
 
 
 def redact(path: str) -> str:
-    return _SECRET_IN_PATH.sub(r"\1[redacted]", path)
+    return SECRET_IN_PATH.sub(r"\1[redacted]", path)
 
 
 # C0 and C1 controls (CR, LF, ESC among them), DEL, Unicode's line and paragraph separators, and the
@@ -148,7 +143,7 @@ class BodyLimit:
         # The connection closes after it: what is left of the body is never read.
         headers = {"Connection": "close"}
         response: Response
-        if scope["path"].startswith("/api/"):
+        if is_api(scope["path"]):
             response = problem(status, detail, slug=slug, title=title, headers=headers)
         else:  # a browser's form post: a page a person can read
             page = page or plain_page(
@@ -248,7 +243,7 @@ class CompressPublic:
         if (
             scope["type"] != "http"
             or scope["method"] != "GET"
-            or _KEEPER_PATH.search(scope["path"])
+            or KEEPER_PATH.search(scope["path"])
             or _table_keeper(scope)
         ):
             await self.app(scope, receive, send)
@@ -259,7 +254,7 @@ class CompressPublic:
 def _table_keeper(scope: Scope) -> bool:
     """A table's page (or the start page) asked by a browser that holds a table's key: it may carry
     the table's CSRF token or edit link next to names others chose, so it is not compressed."""
-    if not _TABLE_KEEPER_PAGE.match(scope["path"]):
+    if not TABLE_KEEPER_PAGE.match(scope["path"]):
         return False
     return any(name == b"cookie" and _TABLE_COOKIE in value for name, value in scope["headers"])
 

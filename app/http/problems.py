@@ -25,6 +25,7 @@ from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong
 from app.http.jsonanswer import JSONAnswer
 from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import N_, _, problem_text
+from app.paths import is_api
 from app.rules import scoring
 from app.strictjson import BodyProblem
 
@@ -218,7 +219,7 @@ def install_problem_handlers(
 
     @app.exception_handler(GameError)
     async def _refused(request: Request, exc: GameError):
-        if request.url.path.startswith("/api/"):
+        if is_api(request.url.path):
             return game_problem(request, exc)
         return html_refused(request, exc)
 
@@ -233,7 +234,7 @@ def install_problem_handlers(
             else {"field": _loc_to_field(tuple(e["loc"])), "message": e["msg"] if english else validation.message(e)}
             for e in exc.errors()
         ]
-        if not request.url.path.startswith("/api/"):
+        if not is_api(request.url.path):
             return html_error(request, 422, "; ".join(f"{e['field']}: {e['message']}" for e in errors))
         return _not_valid(errors)
 
@@ -243,7 +244,7 @@ def install_problem_handlers(
         headers = dict(getattr(exc, "headers", None) or {})
         if exc.status_code == 405 and (allowed := _allowed_methods(request)):
             headers["Allow"] = allowed
-        if not request.url.path.startswith("/api/"):
+        if not is_api(request.url.path):
             response = html_error(request, exc.status_code, detail)
             response.headers.update(headers)
             return response
