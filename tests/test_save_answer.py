@@ -6,7 +6,6 @@ version, another history page, a correction, no header) gets the whole fragment.
 from __future__ import annotations
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from tests.helpers import GameHandle, html
@@ -21,15 +20,6 @@ def game(make_game) -> GameHandle:
     for _ in range(25):
         assert game.add_round(ROUND).status_code == 201
     return game
-
-
-@pytest.fixture
-def keeper(app: FastAPI, game: GameHandle):
-    browser = TestClient(app)
-    browser.__enter__()
-    assert browser.get(f"/g/{game.id}/edit/{game.key}", follow_redirects=False).status_code == 303
-    yield browser
-    browser.__exit__(None, None, None)
 
 
 def form_values(keeper: TestClient, game: GameHandle, counts=(5, 1)) -> dict[str, str]:
