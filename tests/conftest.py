@@ -27,7 +27,7 @@ from app import i18n
 from app.config import Settings
 from app.main import create_app, remember_afresh
 from tests import databases
-from tests.helpers import PSEUDO, WORKED_EXAMPLE_PLAYERS, GameHandle, Marked, claim, on_postgres
+from tests.helpers import PSEUDO, WORKED_EXAMPLE_PLAYERS, GameHandle, Marked, claim, csrf_of, on_postgres
 
 # Hypothesis: no deadline (a slow example on a loaded machine is not a failure: the suite asserts no
 # durations), and in CI the same examples every run (derandomized), so a red CI is reproducible.
@@ -198,6 +198,12 @@ def keeper_of(app: FastAPI) -> Callable[[GameHandle], TestClient]:
 def keeper(keeper_of: Callable[[GameHandle], TestClient], game: GameHandle) -> TestClient:
     """The scorekeeper's browser for the test module's own `game` fixture."""
     return keeper_of(game)
+
+
+@pytest.fixture
+def csrf(keeper: TestClient, game: GameHandle) -> str:
+    """The CSRF token the keeper's page gives its forms (the page loaded once, as the phone shows it)."""
+    return csrf_of(keeper, game.id)
 
 
 @pytest.fixture
