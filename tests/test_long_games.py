@@ -16,7 +16,7 @@ from app.games import viewcache
 from app.games.views import scored_view
 from app.models import Game, Player
 from app.web.context import HISTORY_ROUNDS
-from tests.helpers import GameHandle, html, reads_of, statements
+from tests.helpers import GameHandle, form_data, html, reads_of, statements
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
 HTMX = {"HX-Request": "true"}
@@ -93,7 +93,7 @@ def test_a_correction_of_round_1_of_a_30_round_game_is_reachable_and_works(keepe
         assert shown_rounds(form_page) == list(range(10, 0, -1))
         form = form_page.select_one("form#round-entry") or form_page.select_one("#game form[action$='/rounds/1']")
         assert form["action"] == f"/g/{game.id}/rounds/1"
-    values = {field["name"]: field.get("value", "") for field in form.select("input[name]")}
+    values = form_data(form)
     assert values[f"dutch-{game.player_ids[0]}"] == "3"
     values[f"dutch-{game.player_ids[0]}"] = "4"  # Ana had one more Dutch card
     saved = keeper.post(form["action"], data=values, follow_redirects=False)

@@ -18,7 +18,15 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.helpers import EVIL, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, html, v1_rules
+from tests.helpers import (
+    EVIL,
+    WORKED_EXAMPLE_PLAYERS,
+    WORKED_EXAMPLE_ROUND,
+    GameHandle,
+    form_data,
+    html,
+    v1_rules,
+)
 from tests.helpers import text_of as text
 
 NAMES = [p["name"] for p in WORKED_EXAMPLE_PLAYERS]  # Ana, Ben, Cy, Dee
@@ -30,16 +38,6 @@ STARTS = [p["starting_score"] for p in WORKED_EXAMPLE_PLAYERS]  # 58, 70, 30, 20
 
 def texts(nodes: list[Tag]) -> list[str]:
     return [text(node) for node in nodes]
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser would submit for this form (without a submit button's own name/value)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name]"):
-        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = str(field.get("value", ""))
-    return data
 
 
 def set_cookies(response: httpx.Response) -> SimpleCookie:
