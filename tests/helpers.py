@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
@@ -238,7 +238,8 @@ def form_data(form: Tag) -> dict[str, str]:
     return data
 
 
-def round_form(player_ids: list[int], counts: list[tuple[int, int]], csrf: str) -> dict[str, str]:
+def round_form(player_ids: Sequence[int | str], counts: Sequence[tuple[Any, Any]], csrf: str) -> dict[str, str]:
+    """A Dutch Blitz round as the round form posts it: the token, then each player's (dutch, blitz) counts."""
     data = {"csrf": csrf}
     for pid, (dutch, blitz) in zip(player_ids, counts, strict=True):
         data[f"dutch-{pid}"] = str(dutch)

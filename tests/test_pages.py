@@ -25,6 +25,7 @@ from tests.helpers import (
     GameHandle,
     form_data,
     html,
+    round_form,
     v1_rules,
 )
 from tests.helpers import text_of as text
@@ -99,10 +100,7 @@ class Table:
         form = page.select_one("#round-entry form")
         assert form is not None
         data = form_data(form)
-        for pid, (dutch, blitz) in zip(self.player_ids(page), counts, strict=True):
-            data[f"dutch-{pid}"] = str(dutch)
-            data[f"blitz-{pid}"] = str(blitz)
-        return str(form["action"]), data
+        return str(form["action"]), data | round_form(self.player_ids(page), counts, data["csrf"])
 
     def save_round(
         self, counts: list[tuple[Any, Any]], page: BeautifulSoup | None = None, **headers: str

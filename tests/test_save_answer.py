@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers import GameHandle, form_data, html
+from tests.helpers import GameHandle, form_data, html, round_form
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
 HTMX = {"HX-Request": "true"}
@@ -25,9 +25,9 @@ def game(make_game) -> GameHandle:
 def form_values(keeper: TestClient, game: GameHandle, counts=(5, 1)) -> dict[str, str]:
     page = html(keeper.get(f"/g/{game.id}/score"))
     values = form_data(page.select_one("#round-entry form"))
-    for seat, pid in enumerate(game.player_ids):  # the first player went out
-        values[f"dutch-{pid}"], values[f"blitz-{pid}"] = str(counts[0]), str(counts[1] if seat else 0)
-    return values
+    # The first player went out.
+    typed = [(counts[0], counts[1] if seat else 0) for seat in range(len(game.player_ids))]
+    return values | round_form(game.player_ids, typed, values["csrf"])
 
 
 def cards(answer) -> tuple[list[int], list[int]]:
