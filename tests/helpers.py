@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
@@ -227,7 +227,19 @@ def csrf_of(browser_: TestClient, game_id: str) -> str:
     return tokens.pop()
 
 
-def round_form(player_ids: list[int], counts: list[tuple[int, int]], csrf: str) -> dict[str, str]:
+def form_data(form: Tag) -> dict[str, str]:
+    """What a browser without JavaScript submits for this form: its inputs and textareas, unchecked boxes
+    and radios left out (and no submit button's own name and value)."""
+    data: dict[str, str] = {}
+    for field in form.select("input[name], textarea[name]"):
+        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
+            continue
+        data[str(field["name"])] = field.get_text() if field.name == "textarea" else str(field.get("value", ""))
+    return data
+
+
+def round_form(player_ids: Sequence[int | str], counts: Sequence[tuple[Any, Any]], csrf: str) -> dict[str, str]:
+    """A Dutch Blitz round as the round form posts it: the token, then each player's (dutch, blitz) counts."""
     data = {"csrf": csrf}
     for pid, (dutch, blitz) in zip(player_ids, counts, strict=True):
         data[f"dutch-{pid}"] = str(dutch)

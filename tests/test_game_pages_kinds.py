@@ -18,7 +18,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
-from tests.helpers import GameHandle, claim, html
+from tests.helpers import GameHandle, claim, form_data, html
 from tests.helpers import text_of as text
 
 NAMES = ["Ana", "Ben", "Cy"]
@@ -76,16 +76,6 @@ def view(client: TestClient, game: GameHandle, query: str = "") -> BeautifulSoup
     response = client.get(f"/g/{game.id}{query}")
     assert response.status_code == 200, response.text
     return html(response)
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser without JavaScript submits for this form (checked radios only)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name]"):
-        if field.get("type") == "radio" and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = str(field.get("value", ""))
-    return data
 
 
 class Keeper:

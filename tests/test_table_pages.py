@@ -25,7 +25,7 @@ from app.models import CardTable
 from app.schemas import GameCreate, PlayerCreate
 from app.security import Credential
 from app.tables.roster import RematchOf
-from tests.helpers import EVIL, count_games, html
+from tests.helpers import EVIL, count_games, form_data, html
 from tests.helpers import text_of as text
 
 PEOPLE = ["Ana", "Ben", "Cy", "Dee"]
@@ -38,16 +38,6 @@ HTMX = {"HX-Request": "true"}
 
 def texts(nodes: list[Tag]) -> list[str]:
     return [text(node) for node in nodes]
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser would submit for this form (without a submit button's own name/value)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name], textarea[name]"):
-        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = field.get_text() if field.name == "textarea" else str(field.get("value", ""))
-    return data
 
 
 def set_cookies(response: httpx.Response) -> SimpleCookie:
