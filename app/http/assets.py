@@ -50,7 +50,7 @@ def _version(path: str) -> str:
     return hashlib.sha256(served if served is not None else (STATIC / path).read_bytes()).hexdigest()[:12]
 
 
-CODE = Path(__file__).resolve().parent  # the app package: its Python renders the pages too
+CODE = Path(__file__).resolve().parents[1]  # the whole app package, every wing: its Python renders the pages too
 
 
 def tree_hash(folders: list[Path]) -> str:
