@@ -106,7 +106,7 @@ class HandScorePublic(BaseModel):
 
     player_id: int
     hand: int = PField(description="The points in the player's hand.")
-    points: int = PField(description="This round's points: the hand, or 0 (see the rules in the README).")
+    points: int = PField(description="This round's points: the hand, or 0 (see docs/rules.md).")
     total: int = PField(description="The player's running total after this round.")
 
 

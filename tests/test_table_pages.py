@@ -664,7 +664,7 @@ def test_a_rematch_needs_only_the_games_key(client: TestClient, table: str, stra
 
 
 def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, client: TestClient, table: str):
-    """A rematch without the table's key: only its game's people, in their seats (app.tables.usecases.RematchOf)."""
+    """A rematch without the table's key: only its game's people, in their seats (app.tables.roster.RematchOf)."""
     game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"]))
     key = client.cookies[f"bb_edit_{game_id}"]
     games_before, before = count_games(app), api_table(client, table)

@@ -21,7 +21,7 @@ replaced by an older one that a slow reader puts late.
 
 Versions only move forward while the server runs; restoring a database backup under running servers
 would bring back version numbers they have cached with other rounds, and a save would start from
-those: stop them for a restore (README, on backups).
+those: stop them for a restore (docs/operations.md, "Backups and pruning").
 
 The cache is the app's, not the process's: the save path and the pages reach it through the request's
 use cases (`Games.views`), so two apps in one process (the tests run many) share nothing.

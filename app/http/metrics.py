@@ -8,7 +8,7 @@ key in the path (/g/{game_id}/edit/{edit_key}), and every game id would be a lab
 a series that is never freed. Paths no route matched are counted under one label, "unmatched".
 
 Each server process counts for itself: with `--workers` above 1, a scrape reads whichever process
-answered it (the README, "Metrics").
+answered it (docs/operations.md, "Metrics").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """PURE: the round timer's rules. When "Blitz!" happens after the scorekeeper taps "Start round", and
-how long a round lasted when it is saved. No framework imports (like app.scoring).
+how long a round lasted when it is saved. No framework imports (like app.rules.scoring).
 
 The start is stored on the game as the moment of "Blitz!" (`Game.round_started_at`: the tap plus the
 countdown), so a page opened mid-round shows the same timer as every other page. The next saved round
