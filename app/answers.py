@@ -1,5 +1,5 @@
 """The API's answer models: what a game, a change, a preset or a problem looks like in JSON (one model
-per kind where the kinds differ: rules, players, rounds, scores). app.views builds the game's JSON by
+per kind where the kinds differ: rules, players, rounds, scores). app.games.views builds the game's JSON by
 hand for speed; tests/test_api.py and tests/test_api_kinds.py check it against these models.
 """
 
@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel
 from pydantic import Field as PField
 
-from app import timing
+from app.rules import timing
 from app.schemas import (
     BLITZ_POINTS_TEXT,
     COUNTY_TEXT,
@@ -106,7 +106,7 @@ class HandScorePublic(BaseModel):
 
     player_id: int
     hand: int = PField(description="The points in the player's hand.")
-    points: int = PField(description="This round's points: the hand, or 0 (see the rules in the README).")
+    points: int = PField(description="This round's points: the hand, or 0 (see docs/rules.md).")
     total: int = PField(description="The player's running total after this round.")
 
 

@@ -14,12 +14,12 @@ from sqlalchemy.exc import OperationalError
 
 from app.config import Settings, environment_variables, get_settings, package_version, settings_error
 from app.db import make_engine
+from app.http.limits import raise_open_file_limit
+from app.http.server import uvicorn_options
 from app.lan import announcement, lan_url
-from app.limits import raise_open_file_limit
 from app.logs import configure as configure_logging
 from app.maintenance import MAX_DAYS, MaintenanceError, backup, prune
 from app.migrations import upgrade
-from app.server import uvicorn_options
 
 
 def migrate() -> None:
@@ -37,7 +37,7 @@ def _settings_help() -> str:
     return (
         "settings (environment variables, or a .env file in the working directory; defaults shown):\n"
         + "\n".join(lines)
-        + "\n\nWhat each one does: the README's Configuration table."
+        + "\n\nWhat each one does: docs/operations.md, Settings."
     )
 
 
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.workers > 1 and settings.database_url.startswith("sqlite"):
             parser.error("--workers above 1 needs PostgreSQL: live updates on SQLite stay in one process")
         if args.workers > 1 and settings.metrics:
-            print("BLITZBOARD_METRICS: each scrape of /metrics reads one worker's counts (README, Metrics)", flush=True)
+            print("BLITZBOARD_METRICS: each scrape of /metrics reads one worker's counts (docs/operations.md, Metrics)", flush=True)
         # Raised here, before uvicorn starts, so that worker processes inherit it and the connection
         # cap can be set under it; each app raises it again in its lifespan (servers started otherwise).
         open_files = raise_open_file_limit()

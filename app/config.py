@@ -86,15 +86,15 @@ class Settings(BaseSettings):
     hsts_seconds: int = Field(default=31_536_000, ge=0)
     # SQLite: FULL syncs the log at every commit, so a saved round survives a power cut or an OS
     # crash; NORMAL is faster on slow disks but may lose the last saves (never corrupts) when the
-    # machine, not just the app, goes down. See the README.
+    # machine, not just the app, goes down. See docs/operations.md, Settings.
     sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     # SQLite: how long a write waits for another process's write lock before answering 503.
     sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0)
     # Tune Python's garbage collector for a long-running server at start-up (off in the test suite,
     # where many apps start in one process).
     tune_gc: bool = True
-    # Serve Prometheus metrics at /metrics (app/metrics.py); off, /metrics is a 404. Anyone who can
-    # reach it reads the request counts: keep it to your network (the README, "Metrics").
+    # Serve Prometheus metrics at /metrics (app/http/metrics.py); off, /metrics is a 404. Anyone who can
+    # reach it reads the request counts: keep it to your network (docs/operations.md, "Metrics").
     metrics: bool = False
 
     @field_validator("sqlite_synchronous", mode="before")

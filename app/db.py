@@ -26,7 +26,7 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 # server's idle timeout drops it), and one is checked with a round trip before use only when it sat
 # idle in the pool for IDLE_PING_S or more (a connection in steady use is not pinged: under load,
 # none is). One that died anyway fails its first statement and the request runs once more (a game's
-# write: app.writes; a GET or HEAD: app.errors_http); other writes answer 503 with Retry-After.
+# write: app.games.writes; a GET or HEAD: app.http.errors); other writes answer 503 with Retry-After.
 POOL_RECYCLE_S = 300
 IDLE_PING_S = 10
 # The execution option a write transaction sets on its connection before BEGIN (see begin_write).

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from app import scoring
 from app.i18n import N_, problem_text
+from app.rules import scoring
 
 
 class GameError(Exception):
     """`detail` is said in the request's language where it is raised; `title` is English, marked for the
-    catalogs (N_), and translated where the error is rendered (app.problems, app.web.render)."""
+    catalogs (N_), and translated where the error is rendered (app.http.problems, app.web.render)."""
 
     status = 400
     slug = "bad-request"
@@ -38,7 +38,7 @@ class KeyWrong(GameError):
 
 
 class HandoverRefused(GameError):
-    """A handover link that can't take over the game: used already, expired, or not one (app.handover)."""
+    """A handover link that can't take over the game: used already, expired, or not one (app.games.handover)."""
 
     status, slug, title = 403, "handover-link-refused", N_("Handover link not valid")
 
@@ -60,13 +60,13 @@ class TooManyRounds(GameError):
 
 
 class CantRevert(GameError):
-    """A change that can't be undone any more: what it touched has changed since (app.changes)."""
+    """A change that can't be undone any more: what it touched has changed since (app.games.changes)."""
 
     status, slug, title = 409, "cant-revert", N_("The change can't be reverted")
 
 
 class PersonHasGames(GameError):
-    """A person who played at the table stays on its roster: their games name them (app.tables)."""
+    """A person who played at the table stays on its roster: their games name them (app.tables.usecases)."""
 
     status, slug, title = 409, "person-has-games", N_("This person has played games here")
 
@@ -80,10 +80,10 @@ class UnsupportedMediaType(GameError):
 
 
 class InvalidDocument(GameError):
-    """A document refused as a whole (a backup to import, app.backup_check): each problem with where it
+    """A document refused as a whole (a backup to import, app.backup.check): each problem with where it
     is as a JSON path into the document (`games[3].rounds[12].scores[1].blitz`), said in the request's
     language where it was found. Its own class because those paths are not a rule's fields, which
-    app.problems maps to a request's."""
+    app.http.problems maps to a request's."""
 
     status, slug, title = 422, "invalid-input", N_("Invalid input")
 

@@ -10,7 +10,7 @@ request's language is set once by the `Languages` middleware (the language switc
 code that builds a message (a use case raising an error, a template) never passes it around.
 The API follows Accept-Language only: a cookie set by a page does not change what a program reads.
 
-Rule messages stay pure: app.scoring's `Problem` carries a code and its parameters, and
+Rule messages stay pure: app.rules.scoring's `Problem` carries a code and its parameters, and
 `problem_text()` renders it here, in the request's language.
 """
 
@@ -37,8 +37,9 @@ from markupsafe import Markup
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import ROOT
-from app.names import N_  # noqa: F401  (marks text for the catalogs; app code imports it from here)
-from app.scoring import MESSAGES, Problem
+from app.paths import is_api
+from app.rules.names import N_  # noqa: F401  (marks text for the catalogs; app code imports it from here)
+from app.rules.scoring import MESSAGES, Problem
 
 # Each language named in itself, for the switch: a reader who does not know the current language
 # must still find their own.
@@ -157,7 +158,7 @@ def from_accept_language(header: str | None) -> str | None:
 
 def choose(path: str, cookie: str | None, accept_language: str | None) -> str:
     """A page: the switch's cookie, else Accept-Language. The API: Accept-Language only."""
-    if not path.startswith("/api/") and cookie in load_catalogs():
+    if not is_api(path) and cookie in load_catalogs():
         return cookie
     return from_accept_language(accept_language) or DEFAULT
 
@@ -196,7 +197,7 @@ def language_of(scope: Scope) -> str:
 
 def with_language(scope: Scope, lang: str, headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     """An answer's headers with Vary naming what chose the language, and Content-Language unless set."""
-    vary = b"Accept-Language" if scope["path"].startswith("/api/") else b"Accept-Language, Cookie"
+    vary = b"Accept-Language" if is_api(scope["path"]) else b"Accept-Language, Cookie"
     out = list(headers)
     existing = [v for k, v in out if k.lower() == b"vary"]
     out = [(k, v) for k, v in out if k.lower() != b"vary"]
@@ -289,7 +290,7 @@ def join_names(names: Iterable[str]) -> str:
 
 
 def problem_text(problem: Problem) -> str:
-    """A rules-engine Problem (app.scoring) in the request's language. Numbers in it (limits, ids,
+    """A rules-engine Problem (app.rules.scoring) in the request's language. Numbers in it (limits, ids,
     counts) stay plain digits in every language, as in the English wording."""
     return gettext(MESSAGES[problem.code]).format(**problem.params)
 

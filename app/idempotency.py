@@ -27,16 +27,16 @@ from typing import Any
 from sqlalchemy import bindparam
 from sqlmodel import Session
 
-from app import scoring
 from app.errors import IdempotencyKeyReused
 from app.i18n import _
-from app.models import Game, IdempotencyRecord, Player, utcnow
+from app.models import Game, IdempotencyRecord, Player, as_utc, utcnow
+from app.rules import scoring
+from app.rules.scoring import Played
+from app.rules.timing import RoundTime
 from app.sealing import Sealer
-from app.timing import RoundTime
-from app.views import Played, as_utc
 
 NEW_GAME_SCOPE = "new-game"
-# The replays of imports (app.backup): a game's snapshot, like a creation's; a table's, its answer.
+# The replays of imports (app.backup.usecases): a game's snapshot, like a creation's; a table's, its answer.
 IMPORT_GAME_SCOPE, IMPORT_TABLE_SCOPE = "import-game", "import-table"
 CREATE, ROTATE, WRITE = "create", "rotate", "write"
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 LogFormat = Literal["text", "json"]
 
-# Set by app.requestid.RequestId for the length of a request (threads of the pool inherit it).
+# Set by app.http.requestid.RequestId for the length of a request (threads of the pool inherit it).
 current_request_id: ContextVar[str | None] = ContextVar("current_request_id", default=None)
 
 
@@ -69,7 +69,7 @@ def logging_config(level: str, log_format: LogFormat) -> dict[str, Any]:
         "loggers": {
             "uvicorn": {"handlers": ["stderr"], "level": level.upper(), "propagate": False},
             "uvicorn.error": {"level": level.upper()},
-            "uvicorn.access": {"handlers": [], "propagate": False},  # app.middleware.AccessLog instead
+            "uvicorn.access": {"handlers": [], "propagate": False},  # app.http.middleware.AccessLog instead
         },
         "root": {"handlers": ["stderr"], "level": level.upper()},
     }

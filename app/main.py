@@ -11,22 +11,24 @@ from functools import partial
 
 from fastapi import FastAPI
 
-from app.assets import static_files
 from app.config import Settings, get_settings, package_version
 from app.db import make_engine
-from app.errors_http import ServerErrors
-from app.headers import SecurityHeaders
+from app.games.viewcache import ViewCache
+from app.games.views import current_versions
+from app.http.assets import static_files
+from app.http.errors import ServerErrors
+from app.http.headers import SecurityHeaders
+from app.http.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
+from app.http.metrics import CountRequests, Metrics
+from app.http.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
+from app.http.problems import install_problem_handlers
+from app.http.ratelimit import Limits
+from app.http.requestid import RequestId
 from app.i18n import Languages, load_catalogs
-from app.limits import StreamSlots, capacity, install_repeat_filter, raise_open_file_limit
 from app.live import Broker
 from app.live_pg import PostgresListener, PostgresNotifier
 from app.logs import LogFormat, formatter
-from app.metrics import CountRequests, Metrics
-from app.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
 from app.openapi import finish_openapi
-from app.problems import install_problem_handlers
-from app.ratelimit import Limits
-from app.requestid import RequestId
 from app.routes import (
     api,
     backup,
@@ -47,8 +49,6 @@ from app.routes import (
 )
 from app.sealing import Sealer, load_secret
 from app.stream_front import Blitzboard
-from app.viewcache import ViewCache
-from app.views import current_versions
 from app.web.render import error_page, refused_page
 
 API_DESCRIPTION = """
@@ -87,7 +87,7 @@ def remember_afresh(app: FastAPI) -> None:
     share one app, so nothing a test left in memory reaches the next (tests/conftest.py)."""
     settings: Settings = app.state.settings
     app.state.broker = Broker()
-    app.state.views = ViewCache()  # scored games by version, for the pages and the next save (app.viewcache)
+    app.state.views = ViewCache()  # scored games by version, for the pages and the next save (app.games.viewcache)
     app.state.sealer = Sealer(
         load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
     )
@@ -105,7 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         _log_to_stderr_unless_configured(settings.log_level, settings.log_format)
-        # Bounds on what clients can hold (app.limits): at start-up, never at import.
+        # Bounds on what clients can hold (app.http.limits): at start-up, never at import.
         _, app.state.streams.total = capacity(settings, raise_open_file_limit())
         quiet_repeats = install_repeat_filter(settings.log_repeat_seconds)
         app.state.broker.bind(asyncio.get_running_loop())
@@ -130,7 +130,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            # Streams still open here were not told by the server (app.server does it, as uvicorn begins
+            # Streams still open here were not told by the server (app.http.server does it, as uvicorn begins
             # to shut down): they end now.
             app.state.broker.close_all()
             if listener:

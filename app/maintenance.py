@@ -17,7 +17,7 @@ file beside the backup as PATH.secret (mode 0600), the name the restored databas
 file has when the backup is put back under its own name.
 
 Prune: a game nobody has changed for DAYS days goes, with its players, rounds, round scores and
-replay records. "Changed" is `game.updated_at`, which every write bumps (app/writes.py) and
+replay records. "Changed" is `game.updated_at`, which every write bumps (app/games/writes.py) and
 creation sets: a finished game and an abandoned one both simply stop changing, so there is no
 separate "finished" test (a finished game can still be corrected, and that counts as a change).
 """
@@ -38,9 +38,9 @@ from sqlmodel import Session, select
 
 from app.config import Settings
 from app.db import begin_write, make_engine
+from app.games.removal import creation_records, remove_games
 from app.migrations import head_revision
 from app.models import Game, utcnow
-from app.removal import creation_records, remove_games
 from app.sealing import default_secret_file
 
 MAX_DAYS = 36_500
@@ -250,7 +250,7 @@ def _check_migrated(session: Session) -> None:
 def _delete_games_before(session: Session, cutoff: datetime) -> int:
     """Delete old games in batches, each one write transaction (BEGIN IMMEDIATE on SQLite; on
     PostgreSQL the games' rows locked, and a game a save changed meanwhile is looked at again and
-    kept), with every row they own (app.removal)."""
+    kept), with every row they own (app.games.removal)."""
     creations = creation_records(session)
     session.rollback()
 

@@ -31,9 +31,9 @@ from app.answers import (
     RoundStarted,
     TableUrls,
 )
-from app.backup_answers import GameKey
-from app.jsonanswer import JSONAnswer
-from app.prefer import MINIMAL
+from app.backup.answers import GameKey
+from app.http.jsonanswer import JSONAnswer
+from app.http.prefer import MINIMAL
 
 PREFER_TEXT = (
     "`return=minimal` (RFC 7240) answers with the same status, ETag and Location and a small body whose size "

@@ -1,7 +1,7 @@
 """SQLModel tables (the API's request and answer models are in app.schemas).
 
 Tables hold only what was played and chosen: games (with their rules), players, rounds and each
-player's cards in a round. Totals, ranks, round numbers and the winner are derived by app.scoring
+player's cards in a round. Totals, ranks, round numbers and the winner are derived by app.rules.scoring
 every time, so there is no second truth to drift.
 """
 
@@ -15,6 +15,11 @@ from sqlmodel import Field, SQLModel
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def as_utc(moment: datetime) -> datetime:
+    # SQLite hands timestamps back without a zone; every one we store is UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _timestamp(nullable: bool = False) -> Column:
@@ -65,7 +70,7 @@ class Game(SQLModel, table=True):
         sa_column=Column(String(32), ForeignKey("card_table.id", ondelete="SET NULL"), nullable=True, index=True),
     )
     # The running round's "Blitz!" (the scorekeeper's "Start round" plus the countdown); None when no
-    # round was started since the last save. The next saved round takes it as its start (app.timing).
+    # round was started since the last save. The next saved round takes it as its start (app.rules.timing).
     round_started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
 
 
@@ -91,13 +96,13 @@ class Person(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     table_id: str = Field(sa_column=Column(String(32), ForeignKey("card_table.id", ondelete="CASCADE"), nullable=False))
     name: str = Field(max_length=200)
-    name_key: str = Field(max_length=200)  # app.names.name_key: the name as compared (case folded)
+    name_key: str = Field(max_length=200)  # app.rules.names.name_key: the name as compared (case folded)
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
 
 
 class GameResult(SQLModel, table=True):
-    """How each player of a finished game at a table ended: derived from the rounds by app.scoring and
-    rewritten in the same write transaction as every change to the game (app.results), never edited on
+    """How each player of a finished game at a table ended: derived from the rounds by app.rules.scoring and
+    rewritten in the same write transaction as every change to the game (app.games.results), never edited on
     its own, so it can't drift from them. It exists so a table's standings are SQL aggregates over a
     row per player and game instead of every game loaded and scored again."""
 
@@ -169,7 +174,7 @@ class RoundScore(SQLModel, table=True):
 
 class RoundChange(SQLModel, table=True):
     """A change to a past round (corrected, deleted, restored) or to the rules, as the table saw it:
-    when, which round, and the values before and after (app.changes). History only: scores are derived
+    when, which round, and the values before and after (app.games.changes). History only: scores are derived
     from the rounds, never from this log, and a game's creation and new rounds are play, not changes."""
 
     __tablename__ = "round_change"

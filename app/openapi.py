@@ -10,7 +10,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from app.problems import PROBLEM_JSON, TITLES
+from app.http.problems import PROBLEM_JSON, TITLES
+from app.paths import is_api
 
 _ETAG = {
     "description": 'The game\'s version, `"<version>"`: send it as `If-Match` with a change, or as '
@@ -70,7 +71,7 @@ UNAVAILABLE = {
 
 def finish(schema: dict[str, Any]) -> dict[str, Any]:
     for path, operations in schema.get("paths", {}).items():
-        if not path.startswith("/api/"):
+        if not is_api(path):
             continue
         for method, operation in operations.items():
             responses = operation.setdefault("responses", {})

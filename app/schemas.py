@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Strict, WithJsonSchema
 from pydantic import Field as PField
 
-from app import scoring, timing
 from app.i18n import _
+from app.rules import scoring, timing
 
 # Ranges come from the rules engine so the API, the pages and the engine can't disagree.
 # Numbers are strict JSON integers: true, "5" and 5.0 are refused (lax parsing would read true as 1).

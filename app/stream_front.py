@@ -4,9 +4,9 @@ Every middleware a request passes stays on the stack (its frame, its send wrappe
 FastAPI's own layers) for as long as the answer runs, which for a stream is hours: about 15 KiB of
 each open stream went there (docs/performance.md, "10,000 viewers in one process"). So a GET of
 `/g/{id}/events` or `/api/v1/games/{id}/events` whose stream opens is answered here, in front of it all,
-doing for it what the middleware does for such an answer: its request id (app.requestid), the
-security headers (app.headers), the language headers (app.i18n), the access-log line when it ends
-(app.middleware), and the request counter when metrics are on (app.metrics). The stream slot is
+doing for it what the middleware does for such an answer: its request id (app.http.requestid), the
+security headers (app.http.headers), the language headers (app.i18n), the access-log line when it ends
+(app.http.middleware), and the request counter when metrics are on (app.http.metrics). The stream slot is
 taken and given back by `open_stream` and the stream itself, as on the route.
 
 Anything else goes to the app as before, and so does every stream this front does not open: no slot
@@ -16,23 +16,20 @@ Anything else goes to the app as before, and so does every stream this front doe
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from fastapi import FastAPI
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.headers import SecurityHeaders
+from app.http.headers import SecurityHeaders
+from app.http.middleware import call_noting_status, log_access
+from app.http.requestid import REQUEST_ID_HEADER, SCOPE_KEY, incoming_request_id, new_request_id
+from app.http.streaming import EventStream
 from app.i18n import language_of, with_language
 from app.logs import current_request_id
-from app.middleware import call_noting_status, log_access
-from app.requestid import REQUEST_ID_HEADER, SCOPE_KEY, incoming_request_id, new_request_id
-from app.routes.events import PATHS, open_stream
-from app.streaming import EventStream
-
-# The paths of app.routes.events.PATHS, with a game id as GameId allows it (others go to the route: 422).
-_STREAM = re.compile(r"/(g|api/v1/games)/([A-Za-z0-9_-]{1,32})/events")
+from app.paths import STREAM, STREAM_PATHS
+from app.routes.events import open_stream
 
 
 class Blitzboard(FastAPI):
@@ -53,11 +50,11 @@ class StreamFront:
             await self.app(scope, receive, send)
             return
         path, root = scope["path"], scope.get("root_path", "")
-        match = _STREAM.fullmatch(path[len(root) :] if root and path.startswith(root) else path)
+        match = STREAM.fullmatch(path[len(root) :] if root and path.startswith(root) else path)
         if match is None:
             await self.app(scope, receive, send)
             return
-        client = scope["client"][0] if scope.get("client") else "unknown"  # as app.ratelimit.client_address
+        client = scope["client"][0] if scope.get("client") else "unknown"  # as app.http.ratelimit.client_address
         try:
             opened = await open_stream(self.fastapi, match.group(2), client)
         except Exception:
@@ -65,7 +62,7 @@ class StreamFront:
         if not isinstance(opened, EventStream):
             await self.app(scope, receive, send)
             return
-        template = PATHS[0] if match.group(1) == "g" else PATHS[1]
+        template = STREAM_PATHS[0] if match.group(1) == "g" else STREAM_PATHS[1]
         del match  # what this frame holds, it holds for the stream's hours
         try:
             request_id = incoming_request_id(scope) or new_request_id()

@@ -1,7 +1,7 @@
 """pydantic's validation errors (a 422's `errors[].message`) in the request's language.
 
 pydantic words its messages in English only. In English the API keeps them exactly as pydantic says
-them (app.problems); in every other language each error `type` a request can meet here (JSON bodies,
+them (app.http.problems); in every other language each error `type` a request can meet here (JSON bodies,
 path, query and header parameters) is said in our own words from the catalogs, its limits taken from
 the error's `ctx`. A type not listed gets a general message, never pydantic's English.
 """

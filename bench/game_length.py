@@ -2,7 +2,7 @@
 page, and the save itself) for games of 10, 100 and 1,000 rounds with 8 players. The cost should grow at
 most linearly with rounds, and the pages (issue 18) should cost about what a short game's do: a
 1,000-round game's view page and scorekeeper's page within 1.5x the bytes and the time of a 10-round
-game's (t1000 / t10 <= 1.5). The pages render from a per-process cache of the scored game (app/viewcache.py)
+game's (t1000 / t10 <= 1.5). The pages render from a per-process cache of the scored game (app/games/viewcache.py)
 while its version is unchanged; "view page, first after a change" times the page right after the version
 moved on (a round's start, which changes no rounds), when the game is loaded and scored again.
 
@@ -301,7 +301,7 @@ def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
             why += f". Without that (experiment, same run) t1000/t100 was {flipped_figure}: {gc_story}"
         close = (
             "keep the GC tuning; to make long games cheaper, not just linear: answer a save with less than the "
-            "whole game, and fill the page cache from the save (app.viewcache.put after COMMIT)"
+            "whole game, and fill the page cache from the save (app.games.viewcache.put after COMMIT)"
         )
     else:
         if flipped:
@@ -334,7 +334,7 @@ def write(timings: list[Timing], info: dict[str, str], built: float) -> None:
             "line, and a page renders from the per-process cache of the scored game while its version is "
             f"unchanged; the first view page after a change loads and scores every round again "
             f"(t1000 / t10 {cold_ratio:.1f} for that request)",
-            "close": "fill the cache from the save path after COMMIT (app.viewcache.put), so the first viewer "
+            "close": "fill the cache from the save path after COMMIT (app.games.viewcache.put), so the first viewer "
             "after a save finds it warm too",
         },
     ]

@@ -33,8 +33,8 @@ def main() -> None:
         migrate()
     # The same options app/cli.py gives uvicorn for one process.
     from app.config import get_settings
-    from app.limits import raise_open_file_limit
-    from app.server import uvicorn_options
+    from app.http.limits import raise_open_file_limit
+    from app.http.server import uvicorn_options
 
     settings = get_settings()
     options = uvicorn_options(settings, host=args.host, port=args.port, workers=1, open_files=raise_open_file_limit())

@@ -12,7 +12,7 @@ Phases at each size, each bounded by a count and a time limit:
 
 The client is one asyncio process holding every stream with a bare protocol per socket (it reads the
 bytes for `event: version` and notes when each version came; no parsing beyond that), so it takes as
-little CPU as it can from the server. The per-client caps (app/limits.py: streams per address,
+little CPU as it can from the server. The per-client caps (app/http/limits.py: streams per address,
 connections per peer) and the totals are lifted for this server only, through BLITZBOARD_* settings.
 
 The tracemalloc pass serves the same app (bench/serve.py, factory `streams:traced_app`) with tracemalloc
@@ -61,7 +61,7 @@ PHASE_LIMIT_S = 60.0
 OPEN_LIMIT_S = 180.0
 TRACE_STREAMS = 1000
 MIB = 2**20
-# The caps of app/limits.py and app/server.py, lifted for one client holding every stream.
+# The caps of app/http/limits.py and app/http/server.py, lifted for one client holding every stream.
 SERVER_ENV = {
     "BLITZBOARD_MAX_STREAMS_PER_CLIENT": "1000000",
     "BLITZBOARD_MAX_STREAMS": "1000000",
@@ -365,7 +365,7 @@ def write(out: dict, traced: list[tuple[str, float]] | None, info: dict[str, str
         f"{SIZES[0]} open streams each (`GET /g/{{id}}/events`, the view page's stream), then with "
         f"{SIZES[1]} each: {min(out['sizes']):,} and {n_large:,} streams in the same run, all held by one "
         "client process (asyncio, one socket each, a bare protocol that only looks for `event: version`), "
-        f"opened {OPEN_AT_ONCE} at a time. The per-client caps and totals of app/limits.py are lifted for this "
+        f"opened {OPEN_AT_ONCE} at a time. The per-client caps and totals of app/http/limits.py are lifted for this "
         "server (`BLITZBOARD_MAX_STREAMS_PER_CLIENT`, `_MAX_STREAMS`, `_MAX_CONNECTIONS`, "
         "`_MAX_CONNECTIONS_PER_CLIENT=0`), and its open-file limit is raised to the hard limit at start-up "
         f"as always. Per stream is (RSS with the streams open − RSS before any, {out['rss_before'] / MIB:.1f} MiB, "
@@ -397,10 +397,10 @@ def write(out: dict, traced: list[tuple[str, float]] | None, info: dict[str, str
             f"What is left is mostly the connection: uvicorn's protocol and request cycle ({part('uvicorn'):.1f} KiB, "
             f"its `asyncio.Event` among asyncio's locks, {part('stdlib locks.py'):.1f}; the request's task, made by "
             f"uvloop and counted under `runners.py`, {part('stdlib runners.py'):.1f}) and the connection guard every "
-            f"connection has (`app/server.py`, {part('app/server.py'):.1f}). The stream itself, its loop's frames, the "
-            "task that waits for the client to leave, the subscription and the future it waits on (`app/streaming.py`, "
+            f"connection has (`app/http/server.py`, {part('app/http/server.py'):.1f}). The stream itself, its loop's frames, the "
+            "task that waits for the client to leave, the subscription and the future it waits on (`app/http/streaming.py`, "
             f"`app/stream_front.py`, `app/live.py`, `app/routes/events.py`), is "
-            f"{part('app/streaming.py', 'app/stream_front.py', 'app/live.py', 'app/routes/events.py'):.1f} KiB. "
+            f"{part('app/http/streaming.py', 'app/stream_front.py', 'app/live.py', 'app/routes/events.py'):.1f} KiB. "
             "Before (the app at commit 6a8d030: sse-starlette's EventSourceResponse, four tasks in an anyio task "
             "group plus the route's watcher, behind the whole middleware stack), the same benchmark measured 68.0 KiB "
             "per stream at 1,000 streams and 63.7 KiB at 10,000 (739 MiB RSS), and tracemalloc put anyio at 13.4 KiB "

@@ -2,8 +2,8 @@
 
 Three tables with a roster of 12 and 10, 100 or 1,000 finished games of 4-8 of them (Dutch Blitz mostly,
 some Nerts, Dutch and 31, ten games a night). Each game's rounds are drawn at random, each checked by
-app.scoring.validate_round, and played until the rules say the game is over; its result rows are written
-by app.results.record_results itself, as every save does. Then other clubs: copies of a table with all
+app.rules.scoring.validate_round, and played until the rules say the game is over; its result rows are written
+by app.games.results.record_results itself, as every save does. Then other clubs: copies of a table with all
 its rows under new ids, made in SQL, so the measured tables are a small part of the database.
 """
 
@@ -16,15 +16,15 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, func, insert, literal
 from sqlmodel import Session, SQLModel, select
 
-from app import scoring
 from app.db import make_engine
+from app.games.results import record_results
+from app.games.views import scored_view, set_rules
 from app.migrations import upgrade
 from app.models import CardTable, Game, Person, Player, Round, RoundScore
-from app.names import name_key
-from app.results import record_results
+from app.rules import scoring
+from app.rules.names import name_key
 from app.rules.presets import PRESETS
 from app.security import hash_key, new_edit_key, new_game_id
-from app.views import scored_view, set_rules
 
 SIZES = [10, 100, 1000]
 ROSTER = ["Ana", "Ben", "Cy", "Dee", "Eli", "Fay", "Gus", "Hal", "Ida", "Jo", "Kai", "Lea"]

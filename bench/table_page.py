@@ -6,8 +6,8 @@ weight (bytes as sent and gzipped, with every asset, as bench/page_weight.py cou
 Three tables on one SQLite file, each with a roster of 12 and 10, 100 or 1,000 finished games of 4-8 of
 them (Dutch Blitz mostly, some Nerts, Dutch and 31; ten games a night, the last night ending an hour ago,
 so "Tonight" is ten games whatever the table's size). The games are written straight into the database
-(the API would take many minutes): rounds drawn at random, each checked by app.scoring.validate_round,
-played until the rules end the game, and each game's result rows written by app.results.record_results
+(the API would take many minutes): rounds drawn at random, each checked by app.rules.scoring.validate_round,
+played until the rules end the game, and each game's result rows written by app.games.results.record_results
 itself, as every save writes them. Then `blitzboard serve`:
 
 - weight: Debian's Chromium at phone size opens each table's page cold, and the DevTools Protocol's
@@ -39,7 +39,7 @@ from sqlmodel import Session, select
 from app.db import make_engine
 from app.migrations import upgrade
 from app.models import CardTable, GameResult, Person
-from app.names import name_key
+from app.rules.names import name_key
 from app.security import hash_key, new_edit_key, new_game_id
 from common import (
     CHROMIUM,
@@ -244,7 +244,7 @@ def write(
             f"with every asset); {ms(t10)} / {ms(t100)} / {ms(t1000)} ms, t1000/t100 {t1000 / t100:.1f}",
             "met": met,
             "margin": f"×{grows:.2f} the bytes for 10× the games, t1000/t100 {t1000 / t100:.1f}",
-            "why": "every figure on it is an aggregate over the table's result rows and rounds (app.standings), so "
+            "why": "every figure on it is an aggregate over the table's result rows and rounds (app.tables.standings), so "
             "its size follows the roster (a row per person and game, a matrix cell per two people) and the bounded "
             "lists (20 latest games, the awards of 5, a person's 50 latest results per game), and its time the "
             "work of the aggregates, which read every round of the period once",
@@ -261,8 +261,8 @@ def write(
         f"{', '.join(f'{n:,}' for n in SIZES)} finished games of 4–8 of them (six games in ten Dutch Blitz, two "
         f"Nerts, one Dutch, one 31; ten games a night, the last night ending an hour before the run, so "
         f"'tonight' is ten games for every table), written straight into the database in {seeded_in:.0f} s: "
-        "rounds drawn at random, each checked by `app.scoring.validate_round`, played until the rules end the "
-        "game, and each game's result rows written by `app.results.record_results`, as a save writes them. "
+        "rounds drawn at random, each checked by `app.rules.scoring.validate_round`, played until the rules end the "
+        "game, and each game's result rows written by `app.games.results.record_results`, as a save writes them. "
         "`blitzboard serve` on it. *Weight*: Debian's Chromium at phone size (390×844) opens each table's page "
         "cold, as anyone with its link (no key: the app compresses the page itself); every request is counted "
         "as section 3 counts them (bytes on the wire, headers included; 'with gzip' as a proxy would send "

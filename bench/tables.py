@@ -6,7 +6,7 @@ request, its growth, and the query plans.
 Three tables on one database (a SQLite file; then PostgreSQL, when a server is at
 BLITZBOARD_BENCH_POSTGRES_URL, unless --no-postgres), seeded by bench/table_data.py straight into the
 database (the API would take many minutes), each game's result rows written by
-app.results.record_results itself, as every save does; a sample is read back through the API (its
+app.games.results.record_results itself, as every save does; a sample is read back through the API (its
 winners and totals must be the result rows'). Then `blitzboard serve` answers `GET /stats` and
 `GET /head-to-head` for all time and for the last night (always ten games), each timed as the median of
 sequential requests on a keep-alive connection, every request in turn; `GET /api/v1/presets` (a
@@ -30,9 +30,9 @@ from typing import Any
 from sqlalchemy import event
 from sqlmodel import Session, select
 
-from app import standings
 from app.db import make_engine
 from app.models import GameResult
+from app.tables import standings
 from common import (
     Connection,
     command_line,
@@ -355,8 +355,8 @@ def write(runs: dict[str, Run], info: dict[str, str]) -> None:
         f"{', '.join(map(str, SIZES))} finished games of 4–8 of them (six games in ten Dutch Blitz, two Nerts, "
         f"one Dutch, one 31; ten games a night), written straight into the database in "
         + " and ".join(f"{r.built_s:.0f} s ({d})" for d, r in runs.items())
-        + ": rounds drawn at random, each checked by `app.scoring.validate_round`, played until the rules end "
-        "the game; each game's result rows written by `app.results.record_results`, as a save writes them; "
+        + ": rounds drawn at random, each checked by `app.rules.scoring.validate_round`, played until the rules end "
+        "the game; each game's result rows written by `app.games.results.record_results`, as a save writes them; "
         + " and ".join(f"{r.checked} games ({d})" for d, r in runs.items())
         + " read back through the API agree with their rows (winners, places, totals, rounds). On PostgreSQL, "
         "ANALYZE after seeding (autovacuum's statistics on a live server). `blitzboard serve` on each database; "

@@ -26,8 +26,10 @@ import threading
 
 from fastapi import FastAPI
 
-from app import db, games, writes
+from app import db
 from app.config import Settings, get_settings
+from app.games import usecases as games
+from app.games import writes
 from app.main import create_app
 
 
@@ -65,7 +67,7 @@ def _serialized(method):
 def write_queue() -> FastAPI:
     if app_queues_writes():
         # The app's queue off: every writer goes straight to BEGIN IMMEDIATE and SQLite's busy handler.
-        for module in (games, writes):  # creation queues in app.games, every other write in app.writes
+        for module in (games, writes):  # creation queues in app.games.usecases, every other write in app.games.writes
             module.serial_writes = lambda session: contextlib.nullcontext()  # type: ignore[attr-defined]
     else:
         for name in ("_write", "create"):

@@ -2,7 +2,7 @@
 // is static/sw.js). No inline scripts anywhere: it runs under a CSP of script-src 'self'.
 // Everything here is an enhancement; the pages work as plain forms without it.
 // One file past the ~400 lines the style guide sets, on purpose: every page needs all of it, and one
-// file is one request on a table's flaky Wi-Fi (served minified, about 5 KiB gzip: app/assets.py).
+// file is one request on a table's flaky Wi-Fi (served minified, about 5 KiB gzip: app/http/assets.py).
 // It is split by job into sections instead: the page's language, round entry, the live view, failed
 // requests, offline (the notice, what rounds.js uses, the service worker), what just happened, the
 // scorekeeper's live page, the round timer, and the correction log's local times.

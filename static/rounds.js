@@ -11,7 +11,7 @@
 //   stay listed, and the scorekeeper chooses: save them after it, or discard them. A round the server
 //   refuses (the game is over, a key that stopped working): said with the reason; edit it (back in
 //   the form, same place in the queue) or discard it.
-// - Decided (README, "Offline, and on the home screen"): corrections, deletions, rule changes and the
+// - Decided (docs/usage.md, "Offline, and on the home screen"): corrections, deletions, rule changes and the
 //   hand games' rounds (Dutch, 31: the server scores each hand) need the connection; offline they are
 //   refused at once with a message, and nothing is sent.
 (function () {

@@ -1,6 +1,7 @@
 // Blitzboard's service worker: the pages opened before open again without a connection.
 // Served as /sw.js by app/routes/offline.py, which puts a first line before this file:
-//   var BUILD = "<the deployment's build hash>", SHELL = [<the versioned static URLs>, "/offline"];
+//   var BUILD = "<the deployment's build hash>", SHELL = [<the versioned static URLs>, "/offline"],
+//       KEPT = [<the patterns of the pages it may keep, app/paths.py>];
 // No eval, no inline script: it runs under the site's CSP like app.js.
 //
 // - The shell (our CSS and scripts, htmx, the icons, the offline page) is fetched when the worker
@@ -23,7 +24,7 @@
 // - A new deployment is a new first line, so a new worker: it installs its own shell, takes over at
 //   once, deletes the old caches (old scripts never run under new pages) and fetches its own copies of
 //   the pages the old one kept, so they still open offline.
-/* global BUILD, SHELL */
+/* global BUILD, SHELL, KEPT */
 "use strict";
 
 var STATIC_CACHE = "blitzboard-static-" + BUILD;
@@ -31,8 +32,9 @@ var PAGE_CACHE = "blitzboard-pages-" + BUILD;
 var LATEST_CACHE = "blitzboard-latest-" + BUILD;
 var PREFIX = "blitzboard-";
 
-// The pages that may be kept: the start page, a view page, a scorekeeper's page.
-var KEPT_PAGES = [/^\/$/, /^\/g\/[A-Za-z0-9_-]+$/, /^\/g\/[A-Za-z0-9_-]+\/score$/];
+// The pages that may be kept (the start page, a view page, a scorekeeper's page): app/paths.py's
+// KEPT_PAGES, on the first line /sw.js is served with.
+var KEPT_PAGES = KEPT.map(function (source) { return new RegExp(source); });
 
 function keptAddress(url) {
   if (url.search && url.search !== "?tv=1") return false;

@@ -1,5 +1,6 @@
 """Shared fixtures, paid for once: a database migrated once per run, one app per settings shared by the
-tests (reset before each), and games to play (tests/helpers.py holds what test modules import).
+tests (reset before each), games to play and the scorekeeper's browser (tests/helpers.py holds what
+test modules import).
 
 What runs where (docs/testing.md): every test runs in the SQLite pass; the PostgreSQL pass runs the tests
 that touch a database (they use `database_url` or `server_database_url`, directly or through `app`,
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from app import i18n
 from app.config import Settings
 from app.main import create_app, remember_afresh
 from tests import databases
-from tests.helpers import PSEUDO, WORKED_EXAMPLE_PLAYERS, GameHandle, Marked, on_postgres
+from tests.helpers import PSEUDO, WORKED_EXAMPLE_PLAYERS, GameHandle, Marked, claim, csrf_of, on_postgres
 
 # Hypothesis: no deadline (a slow example on a loaded machine is not a failure: the suite asserts no
 # durations), and in CI the same examples every run (derandomized), so a red CI is reproducible.
@@ -175,6 +176,34 @@ def make_game(client: TestClient):
         return GameHandle(client, response.json())
 
     return make
+
+
+# --- the scorekeeper's browser ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def keeper_of(app: FastAPI) -> Callable[[GameHandle], TestClient]:
+    """`keeper_of(game)`: the scorekeeper's browser for that game, a TestClient with a cookie jar of its own
+    (and no lifespan of its own, so the app's stays bound) that opened the game's edit link."""
+
+    def phone_of(game: GameHandle) -> TestClient:
+        phone = TestClient(app)
+        claim(phone, game.id, game.key)
+        return phone
+
+    return phone_of
+
+
+@pytest.fixture
+def keeper(keeper_of: Callable[[GameHandle], TestClient], game: GameHandle) -> TestClient:
+    """The scorekeeper's browser for the test module's own `game` fixture."""
+    return keeper_of(game)
+
+
+@pytest.fixture
+def csrf(keeper: TestClient, game: GameHandle) -> str:
+    """The CSRF token the keeper's page gives its forms (the page loaded once, as the phone shows it)."""
+    return csrf_of(keeper, game.id)
 
 
 @pytest.fixture

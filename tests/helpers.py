@@ -12,7 +12,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
@@ -37,7 +37,7 @@ PROBLEM_JSON = "application/problem+json"
 MAX_BODY = 64 * 1024
 EVIL = "https://evil.example"
 
-# The worked example of the rules (README, "How scoring works"): scores before the round, then the round itself.
+# The worked example of the rules (docs/rules.md, "A worked example"): scores before the round, then the round itself.
 WORKED_EXAMPLE_PLAYERS = [
     {"name": "Ana", "starting_score": 58},
     {"name": "Ben", "starting_score": 70},
@@ -227,7 +227,19 @@ def csrf_of(browser_: TestClient, game_id: str) -> str:
     return tokens.pop()
 
 
-def round_form(player_ids: list[int], counts: list[tuple[int, int]], csrf: str) -> dict[str, str]:
+def form_data(form: Tag) -> dict[str, str]:
+    """What a browser without JavaScript submits for this form: its inputs and textareas, unchecked boxes
+    and radios left out (and no submit button's own name and value)."""
+    data: dict[str, str] = {}
+    for field in form.select("input[name], textarea[name]"):
+        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
+            continue
+        data[str(field["name"])] = field.get_text() if field.name == "textarea" else str(field.get("value", ""))
+    return data
+
+
+def round_form(player_ids: Sequence[int | str], counts: Sequence[tuple[Any, Any]], csrf: str) -> dict[str, str]:
+    """A Dutch Blitz round as the round form posts it: the token, then each player's (dutch, blitz) counts."""
     data = {"csrf": csrf}
     for pid, (dutch, blitz) in zip(player_ids, counts, strict=True):
         data[f"dutch-{pid}"] = str(dutch)
@@ -282,14 +294,14 @@ def v1_rules(body: dict) -> dict:
 
 
 # --- a table's figures, worked out from its games' rounds (issue 16) -----------------------------------
-# For the tests of the pages that show app.standings' figures: the same figures from each finished game as
-# `GET /api/v1/games/{id}` answers it (its rounds' points, winners and ranks), never from app.standings.
+# For the tests of the pages that show app.tables.standings' figures: the same figures from each finished game as
+# `GET /api/v1/games/{id}` answers it (its rounds' points, winners and ranks), never from app.tables.standings.
 
 
 def table_figures(games: list[tuple[dict[str, Any], Any]]) -> dict[str, dict[int, dict[str, Any]]]:
     """Per preset and person: games, wins, shared, rounds, win_rate, average, best, highest, lowest, calls,
     cards_left, streak and the game's kind. `games`: each game's answer and when it finished (anything
-    that orders; the game's id breaks a tie, as app.standings' streak does); unfinished games don't count."""
+    that orders; the game's id breaks a tie, as app.tables.standings' streak does); unfinished games don't count."""
     found: dict[str, dict[int, dict[str, Any]]] = {}
     for game, _at in sorted(games, key=lambda g: (g[1], g[0]["id"])):
         if game["status"] != "finished":

@@ -80,7 +80,7 @@ class Server:
             environment["BLITZBOARD_DATABASE_URL"] = self.database_url
         environment |= self.env
         # `blitzboard serve` itself, so the server runs under the uvicorn options (limits, timeouts,
-        # connection guards) that are deployed: app.server.uvicorn_options.
+        # connection guards) that are deployed: app.http.server.uvicorn_options.
         command = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         if self.command:
             command = self.command(self.port)

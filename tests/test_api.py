@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, SQLModel, select
 
 from app import idempotency as replay_store
-from app import writes as use_cases
+from app.games import writes as use_cases
 from app.models import IdempotencyRecord
 from tests.helpers import (
     API,

@@ -1,4 +1,4 @@
-"""The end-of-game awards (app.awards): a table of games of every kind, each worked out by hand from the
+"""The end-of-game awards (app.rules.awards): a table of games of every kind, each worked out by hand from the
 rules, then hypothesis properties over many generated games played to their end.
 
 Round points by hand: `cards` is Dutch cards less 2 per Blitz card left; `lowest` (Dutch) is the hand,
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.awards import CODES, Award, awards
-from app.scoring import PRESETS, GameState, Player, Rules, Score, score_game, validate_round, with_params
+from app.rules.awards import CODES, Award, awards
+from app.rules.scoring import PRESETS, GameState, Player, Rules, Score, score_game, validate_round, with_params
 
 ANA, BEN, CY, DEE = 1, 2, 3, 4
 NAMES = {ANA: "Ana", BEN: "Ben", CY: "Cy", DEE: "Dee"}

@@ -18,10 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session, select
 
-from app import scoring
-from app.backup_answers import GameBackup, TableBackup
-from app.models import GameResult, Person
-from app.views import as_utc
+from app.backup.answers import GameBackup, TableBackup
+from app.models import GameResult, Person, as_utc
+from app.rules import scoring
 from tests.helpers import API, assert_problem, limited_app
 
 JSON = {"Content-Type": "application/json"}

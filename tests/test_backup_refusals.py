@@ -13,9 +13,9 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlmodel import Session, SQLModel, select
 
-from app import scoring
-from app.backup_answers import MAX_IMPORT_GAMES
-from app.tables import MAX_PEOPLE
+from app.backup.answers import MAX_IMPORT_GAMES
+from app.rules import scoring
+from app.tables.usecases import MAX_PEOPLE
 from tests.helpers import API, MAX_BODY, OPEN, assert_problem, limited_app
 
 JSON = {"Content-Type": "application/json"}

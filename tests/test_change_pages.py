@@ -7,25 +7,18 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.helpers import GameHandle, claim, csrf_of, game_url, html, text_of
+from tests.helpers import GameHandle, csrf_of, game_url, html, text_of
 
 ROUNDS = [[(3, 0), (2, 4), (1, 6), (0, 8)], [(5, 0), (4, 2), (3, 3), (2, 5)], [(7, 0), (6, 1), (5, 2), (4, 3)]]
 HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def played(make_game) -> GameHandle:
+def game(make_game) -> GameHandle:
     game = make_game(rules={"target": 1000})
     for counts in ROUNDS:
         assert game.add_round(counts).status_code == 201
     return game
-
-
-@pytest.fixture
-def keeper(app: FastAPI, played: GameHandle) -> TestClient:
-    phone = TestClient(app)
-    claim(phone, played.id, played.key)
-    return phone
 
 
 def make_changes(game: GameHandle) -> list[dict]:
@@ -42,14 +35,14 @@ def lines(page) -> list[str]:
     return [text_of(item.select_one(".change-text")) for item in page.select("#changes li.change")]
 
 
-def test_a_game_without_changes_shows_no_changes_section(client: TestClient, keeper: TestClient, played):
-    for page in (client.get(f"/g/{played.id}"), keeper.get(f"/g/{played.id}/score")):
+def test_a_game_without_changes_shows_no_changes_section(client: TestClient, keeper: TestClient, game):
+    for page in (client.get(f"/g/{game.id}"), keeper.get(f"/g/{game.id}/score")):
         assert html(page).select("#changes, .changes") == []
 
 
-def test_the_view_page_lists_the_changes_newest_first_in_plain_words(client: TestClient, played: GameHandle):
-    logged = make_changes(played)
-    page = html(client.get(f"/g/{played.id}"))
+def test_the_view_page_lists_the_changes_newest_first_in_plain_words(client: TestClient, game: GameHandle):
+    logged = make_changes(game)
+    page = html(client.get(f"/g/{game.id}"))
     assert text_of(page.select_one("#changes h2")) == "Changes"
     times = page.select("#changes time")
     assert [t["datetime"] for t in times] == [change["at"] for change in logged]  # ISO, UTC, for app.js
@@ -63,22 +56,22 @@ def test_the_view_page_lists_the_changes_newest_first_in_plain_words(client: Tes
     assert [b.get_text() for b in page.select("#changes li:last-child bdi")] == ["Ben"]
     assert page.select("#changes form, #changes button") == []  # nobody but the scorekeeper reverts
     # The live refresh (the fragment) carries them too; the TV view leaves them off.
-    fragment = html(client.get(f"/g/{played.id}", headers=HTMX))
+    fragment = html(client.get(f"/g/{game.id}", headers=HTMX))
     assert lines(fragment) == lines(page)
-    assert html(client.get(f"/g/{played.id}?tv=1")).select("#changes") == []
+    assert html(client.get(f"/g/{game.id}?tv=1")).select("#changes") == []
 
 
-def test_the_keeper_page_offers_revert_on_each_change_that_can_be_reverted(keeper: TestClient, played):
-    logged = make_changes(played)
-    played.add_round([(1, 0), (1, 1), (1, 1), (1, 1)])
-    page = html(keeper.get(f"/g/{played.id}/score"))
-    version = played.get()["version"]
-    csrf = csrf_of(keeper, played.id)
+def test_the_keeper_page_offers_revert_on_each_change_that_can_be_reverted(keeper: TestClient, game):
+    logged = make_changes(game)
+    game.add_round([(1, 0), (1, 1), (1, 1), (1, 1)])
+    page = html(keeper.get(f"/g/{game.id}/score"))
+    version = game.get()["version"]
+    csrf = csrf_of(keeper, game.id)
     for change in logged:
         forms = page.select(f"#change-{change['id']} form")
         assert len(forms) == (1 if change["revertable"] else 0), change
         for form in forms:
-            action = f"/g/{played.id}/changes/{change['id']}/revert"
+            action = f"/g/{game.id}/changes/{change['id']}/revert"
             assert (form["method"], form["action"], form["hx-post"]) == ("post", action, action)
             assert form.select_one('input[name="csrf"]')["value"] == csrf
             assert form.select_one('input[name="version"]')["value"] == str(version)
@@ -87,13 +80,13 @@ def test_the_keeper_page_offers_revert_on_each_change_that_can_be_reverted(keepe
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain-form", "htmx"])
-def test_one_tap_reverts_a_correction_and_the_revert_is_logged(keeper: TestClient, played: GameHandle, htmx: bool):
-    fixed = played.scores([(5, 0), (4, 1), (3, 3), (2, 5)])
-    assert played.client.put(game_url(played.id, "/rounds/2"), json=fixed, headers=played.auth).status_code == 200
-    [change] = played.client.get(game_url(played.id, "/changes")).json()
-    data = {"csrf": csrf_of(keeper, played.id), "version": str(played.get()["version"])}
+def test_one_tap_reverts_a_correction_and_the_revert_is_logged(keeper: TestClient, game: GameHandle, htmx: bool):
+    fixed = game.scores([(5, 0), (4, 1), (3, 3), (2, 5)])
+    assert game.client.put(game_url(game.id, "/rounds/2"), json=fixed, headers=game.auth).status_code == 200
+    [change] = game.client.get(game_url(game.id, "/changes")).json()
+    data = {"csrf": csrf_of(keeper, game.id), "version": str(game.get()["version"])}
     response = keeper.post(
-        f"/g/{played.id}/changes/{change['id']}/revert",
+        f"/g/{game.id}/changes/{change['id']}/revert",
         data=data,
         headers=HTMX if htmx else {},
         follow_redirects=False,
@@ -103,9 +96,9 @@ def test_one_tap_reverts_a_correction_and_the_revert_is_logged(keeper: TestClien
         page = html(response)
         assert page.select_one("#game") is not None
     else:
-        assert (response.status_code, response.headers["location"]) == (303, f"/g/{played.id}/score")
+        assert (response.status_code, response.headers["location"]) == (303, f"/g/{game.id}/score")
         page = html(keeper.get(response.headers["location"]))
-    assert [[s["blitz"] for s in r["scores"]] for r in played.get()["rounds"]][1] == [0, 2, 3, 5]
+    assert [[s["blitz"] for s in r["scores"]] for r in game.get()["rounds"]][1] == [0, 2, 3, 5]
     assert lines(page)[0].startswith("Round 2 reverted at ") and lines(page)[0].endswith("Ben , Blitz 1 → 2")
     assert page.select(f"#change-{change['id']} form") == []  # undone: its revert went with it
 
@@ -119,17 +112,17 @@ REFUSALS = {
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain-form", "htmx"])
 @pytest.mark.parametrize("version, message", REFUSALS.values(), ids=REFUSALS.keys())
 def test_a_refused_revert_says_why_beside_the_change_and_changes_nothing(
-    keeper: TestClient, played: GameHandle, version, message: str, htmx: bool
+    keeper: TestClient, game: GameHandle, version, message: str, htmx: bool
 ):
-    client = played.client
+    client = game.client
     for blitz in (1, 0):
-        fixed = played.scores([(5, 0), (4, blitz), (3, 3), (2, 5)])
-        assert client.put(game_url(played.id, "/rounds/2"), json=fixed, headers=played.auth).status_code == 200
-    first = client.get(game_url(played.id, "/changes")).json()[-1]
-    before = played.get()
-    data = {"csrf": csrf_of(keeper, played.id), "version": version(played) if version else str(before["version"])}
+        fixed = game.scores([(5, 0), (4, blitz), (3, 3), (2, 5)])
+        assert client.put(game_url(game.id, "/rounds/2"), json=fixed, headers=game.auth).status_code == 200
+    first = client.get(game_url(game.id, "/changes")).json()[-1]
+    before = game.get()
+    data = {"csrf": csrf_of(keeper, game.id), "version": version(game) if version else str(before["version"])}
     response = keeper.post(
-        f"/g/{played.id}/changes/{first['id']}/revert", data=data, headers=HTMX if htmx else {}, follow_redirects=False
+        f"/g/{game.id}/changes/{first['id']}/revert", data=data, headers=HTMX if htmx else {}, follow_redirects=False
     )
     assert response.status_code == 409, response.text
     if htmx:
@@ -137,25 +130,24 @@ def test_a_refused_revert_says_why_beside_the_change_and_changes_nothing(
     error = html(response).select_one(f"#change-{first['id']} .change-error")
     assert error is not None and error["role"] == "alert"
     assert text_of(error).startswith(message)
-    assert played.get() == before
+    assert game.get() == before
 
 
-def test_a_forged_revert_is_refused_and_changes_nothing(app: FastAPI, keeper: TestClient, played: GameHandle):
-    [change] = make_changes(played)[-1:]
-    before = played.get()
-    url = f"/g/{played.id}/changes/{change['id']}/revert"
+def test_a_forged_revert_is_refused_and_changes_nothing(app: FastAPI, keeper: TestClient, game: GameHandle):
+    [change] = make_changes(game)[-1:]
+    before = game.get()
+    url = f"/g/{game.id}/changes/{change['id']}/revert"
     stranger = TestClient(app)
     for browser, data, headers in (
         (keeper, {"csrf": "0" * 32}, {}),
         (keeper, {}, {}),
-        (keeper, {"csrf": csrf_of(keeper, played.id)}, {"Origin": "https://evil.example"}),
-        (stranger, {"csrf": csrf_of(keeper, played.id)}, {}),
+        (keeper, {"csrf": csrf_of(keeper, game.id)}, {"Origin": "https://evil.example"}),
+        (stranger, {"csrf": csrf_of(keeper, game.id)}, {}),
     ):
         assert browser.post(url, data=data, headers=headers, follow_redirects=False).status_code in (401, 403)
-    assert played.get() == before
+    assert game.get() == before
     assert (
-        keeper.post(f"/g/{played.id}/changes/999999/revert", data={"csrf": csrf_of(keeper, played.id)}).status_code
-        == 404
+        keeper.post(f"/g/{game.id}/changes/999999/revert", data={"csrf": csrf_of(keeper, game.id)}).status_code == 404
     )
-    assert keeper.post(f"/g/{played.id}/changes/x/revert", data={"csrf": csrf_of(keeper, played.id)}).status_code == 422
-    assert played.get() == before
+    assert keeper.post(f"/g/{game.id}/changes/x/revert", data={"csrf": csrf_of(keeper, game.id)}).status_code == 422
+    assert game.get() == before

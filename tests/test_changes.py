@@ -1,4 +1,4 @@
-"""The correction log through the API (app/changes.py): what is logged and what is not, reverting each kind
+"""The correction log through the API (app/games/changes.py): what is logged and what is not, reverting each kind
 of change, the refusals that change nothing, and the log being history, never state."""
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.chart import MAX_POINTS, PHONE, TV, build_chart, kept_rounds, lead_changes
-from app.scoring import Player, Rules, Score, score_game
+from app.rules.scoring import Player, Rules, Score, score_game
+from app.web.chart import MAX_POINTS, PHONE, TV, build_chart, kept_rounds, lead_changes
 
 # A line's budget holds the start, the last round and two extremes, and two points per lead change.
 FITTING_CHANGES = (MAX_POINTS - 4) // 2

@@ -1,6 +1,6 @@
 """A database connection that died is replaced without a 500, and other processes hear of a save
 after its COMMIT (issue 18): PostgreSQL's pool no longer pings a connection before each use, so a
-GET that meets a dead one runs once more on a new one, and a write runs again (app.writes); the
+GET that meets a dead one runs once more on a new one, and a write runs again (app.games.writes); the
 NOTIFY that tells other processes of a save is sent after the COMMIT, outside the save's transaction."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
 from app import live_pg
-from app.games import Games
+from app.games.usecases import Games
 from app.live_pg import CHANNEL, PostgresNotifier, notice, parse_notice
 from tests.helpers import API, SMALL_ROUND, assert_problem, on_postgres
 
@@ -70,7 +70,7 @@ def test_other_database_trouble_on_a_get_is_not_run_again(client: TestClient, ma
 
 
 def test_a_post_is_not_run_again_by_the_error_handler(client: TestClient, make_game, monkeypatch):
-    """Writes have their own retry, which knows whether COMMIT was reached (app.writes)."""
+    """Writes have their own retry, which knows whether COMMIT was reached (app.games.writes)."""
     game = make_game()
     calls = []
 

@@ -221,7 +221,7 @@ def test_the_round_timer_migration_keeps_every_game_and_undoes_cleanly(own_engin
 def test_the_game_kinds_migration_makes_every_old_game_dutch_blitz_and_undoes_cleanly(own_engine: Engine):
     """0006 (game kinds) adds the kind, preset and parameters with server defaults: a game stored
     before it is Dutch Blitz with the official rules, its rounds card counts as they were."""
-    from app.views import load_view
+    from app.games.views import load_view
 
     engine = own_engine
     upgrade(engine)
@@ -483,7 +483,7 @@ def test_loading_games_costs_three_queries_however_many_games_and_rounds(client,
     from sqlalchemy import event
     from sqlmodel import Session, select
 
-    from app.views import load_view, load_views
+    from app.games.views import load_view, load_views
 
     handles = [make_game() for _ in range(4)]
     for handle in handles[:3]:

@@ -10,7 +10,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from app.models import DeletedGame, Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore
-from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle, assert_problem, claim, csrf_of, html, text_of
+from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle, assert_problem, csrf_of, html, text_of
 
 API = "/api/v1"
 
@@ -91,9 +91,8 @@ def test_the_api_deletes_a_game_with_its_key_and_its_links_then_answer_410(
     assert_problem(client.get(f"{API}/games/never-was"), 404)
 
 
-def test_the_pages_of_a_deleted_game_say_so(app: FastAPI, client: TestClient, played):
-    phone = TestClient(app)
-    claim(phone, played.id, played.key)
+def test_the_pages_of_a_deleted_game_say_so(client: TestClient, keeper_of, played):
+    phone = keeper_of(played)
     assert client.delete(f"{API}/games/{played.id}", headers=played.auth).status_code == 204
     for path in (
         f"/g/{played.id}",
@@ -110,10 +109,11 @@ def test_the_pages_of_a_deleted_game_say_so(app: FastAPI, client: TestClient, pl
     assert fragment.status_code == 410 and fragment.headers["HX-Refresh"] == "true"
 
 
-def test_the_scorekeeper_deletes_from_the_page_after_confirming(app: FastAPI, client: TestClient, played, make_game):
+def test_the_scorekeeper_deletes_from_the_page_after_confirming(
+    app: FastAPI, client: TestClient, keeper_of, played, make_game
+):
     keep = make_game()
-    phone = TestClient(app)
-    claim(phone, played.id, played.key)
+    phone = keeper_of(played)
     page = html(phone.get(f"/g/{played.id}/score"))
     link = page.select_one("#rules .delete-game a")
     assert link["href"] == f"/g/{played.id}/score?delete_game=1"
@@ -135,9 +135,8 @@ def test_the_scorekeeper_deletes_from_the_page_after_confirming(app: FastAPI, cl
     assert client.get(f"{API}/games/{keep.id}").status_code == 200  # the other game is untouched
 
 
-def test_a_stale_confirmation_deletes_nothing(app: FastAPI, played):
-    phone = TestClient(app)
-    claim(phone, played.id, played.key)
+def test_a_stale_confirmation_deletes_nothing(app: FastAPI, keeper_of, played):
+    phone = keeper_of(played)
     data = {"csrf": csrf_of(phone, played.id), "version": "1"}  # the game is at version 2
     answer = phone.post(f"/g/{played.id}/delete", data=data)
     assert answer.status_code == 409

@@ -1,4 +1,4 @@
-"""Deployment: health checks, the Dockerfile (linted; same steps as the README), an install outside the tree."""
+"""Deployment: health checks, the Dockerfile (linted; same steps as docs/operations.md), an install outside the tree."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.release
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
-README = (ROOT / "README.md").read_text()
+OPERATIONS = (ROOT / "docs" / "operations.md").read_text()  # deploying, with Docker and compose
 
 
 def test_healthz_and_readyz_on_a_migrated_database(client: TestClient):
@@ -63,10 +63,10 @@ def test_dockerfile_is_multi_stage_slim_non_root_with_a_healthcheck():
     assert "uv sync --frozen --no-editable" in DOCKERFILE  # installs what uv.lock pins, and the project
 
 
-def test_dockerfile_and_readme_start_the_app_the_same_way():
+def test_dockerfile_and_the_deploy_docs_start_the_app_the_same_way():
     cmd = json.loads(re.search(r"^CMD (\[.*\])$", DOCKERFILE, re.M).group(1))
     assert cmd == ["blitzboard", "serve", "--host", "0.0.0.0", "--port", "8000"]
-    assert "blitzboard serve" in README and "0.0.0.0:8000" in README
+    assert "blitzboard serve" in OPERATIONS and "0.0.0.0:8000" in OPERATIONS
     compose = (ROOT / "compose.yaml").read_text()
     assert "postgres" in compose and "volumes:" in compose and "--workers" in compose
 
@@ -118,7 +118,7 @@ def test_compose_holds_no_password_and_trusts_no_proxy_blindly():
         assert variable in example, variable
     assert example["POSTGRES_PASSWORD"] == "" and example["BLITZBOARD_SECRET_KEY"] == ""
     assert "*" not in example["BLITZBOARD_FORWARDED_ALLOW_IPS"]
-    assert "cp .env.example .env" in README and ".env" in (ROOT / ".gitignore").read_text().split()
+    assert "cp .env.example .env" in OPERATIONS and ".env" in (ROOT / ".gitignore").read_text().split()
 
 
 def test_the_readme_run_command_passes_its_options_to_the_server(tmp_path: Path):

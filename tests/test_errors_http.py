@@ -15,8 +15,8 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
-from app.errors_http import RETRY_AFTER_SECONDS, is_database_trouble
-from app.games import Games
+from app.games.usecases import Games
+from app.http.errors import RETRY_AFTER_SECONDS, is_database_trouble
 from app.main import create_app
 from app.migrations import upgrade
 from app.security import content_security_policy

@@ -1,7 +1,7 @@
 """Issue 15's game pages through the TestClient: the scorekeeper's form and the view of every kind
 (Nerts and Ligretto, Dutch, 31), parsed with BeautifulSoup and checked by CSS selectors.
 
-Every expected number is worked out by hand from the rules (README, "The other games"):
+Every expected number is worked out by hand from the rules (docs/rules.md, "The other games"):
 Dutch: a caller with the lowest hand scores 0, the rest their hand; a caller without it scores their
 hand, the lowest hands 0, and takes a penalty card; nobody called: everyone their hand; lowest wins.
 31: the lowest hand loses a life (a sole-lowest knocker two); a 31 costs everyone else one; at 0 a player
@@ -18,7 +18,7 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
-from tests.helpers import GameHandle, claim, html
+from tests.helpers import GameHandle, claim, form_data, html
 from tests.helpers import text_of as text
 
 NAMES = ["Ana", "Ben", "Cy"]
@@ -76,16 +76,6 @@ def view(client: TestClient, game: GameHandle, query: str = "") -> BeautifulSoup
     response = client.get(f"/g/{game.id}{query}")
     assert response.status_code == 200, response.text
     return html(response)
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser without JavaScript submits for this form (checked radios only)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name]"):
-        if field.get("type") == "radio" and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = str(field.get("value", ""))
-    return data
 
 
 class Keeper:

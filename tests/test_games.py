@@ -11,14 +11,14 @@ from fastapi import FastAPI
 from sqlmodel import Session
 
 from app.errors import GameIsOver, GameNotFound, InvalidInput, KeyMissing, KeyWrong, VersionMismatch
-from app.games import Games
+from app.games.usecases import Games
+from app.games.viewcache import ViewCache
+from app.games.views import GameView
 from app.idempotency import Idempotency
 from app.live import Broker
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, ScoreIn
 from app.sealing import Sealer
 from app.security import Credential
-from app.viewcache import ViewCache
-from app.views import GameView
 from tests.helpers import WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND
 
 

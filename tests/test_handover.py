@@ -1,4 +1,4 @@
-"""Handing over scorekeeping (app.handover, app/routes/handover.py) and the scorekeeper's page following
+"""Handing over scorekeeping (app.games.handover, app/routes/handover.py) and the scorekeeper's page following
 the game live (keeper_page's `since`): "Hand over" moves the edit rights with a one-time link; "Share
 editing" shows the edit link, which keeps both phones' rights."""
 
@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.handover import HANDOVER_MINUTES, MALFORMED, USED, expired, handover_token
+from app.games.handover import HANDOVER_MINUTES, MALFORMED, USED, expired, handover_token
 from app.security import HANDED_OVER, csrf_token, hash_key
 from tests.helpers import (
     SMALL_ROUND,
@@ -32,12 +32,9 @@ HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def old(app: FastAPI, make_game) -> tuple[TestClient, GameHandle]:
-    """The scorekeeper's phone: a browser that opened the game's edit link."""
-    game = make_game(rules={"target": 1000})
-    browser = TestClient(app)
-    claim(browser, game.id, game.key)
-    return browser, game
+def game(make_game) -> GameHandle:
+    """The game handed over; `keeper` is the scorekeeper's phone, the one that hands it over."""
+    return make_game(rules={"target": 1000})
 
 
 @pytest.fixture
@@ -78,9 +75,8 @@ def save(browser: TestClient, game: GameHandle, **headers: str):
     )
 
 
-def test_the_share_box_offers_hand_over_and_share_editing(old):
-    browser, game = old
-    box = html(browser.get(f"/g/{game.id}/score")).select_one("#handover")
+def test_the_share_box_offers_hand_over_and_share_editing(keeper: TestClient, game: GameHandle):
+    box = html(keeper.get(f"/g/{game.id}/score")).select_one("#handover")
     assert text_of(box.select_one("#hand-over")) == "Hand over"
     assert box.select_one("#hand-over")["href"] == f"/g/{game.id}/score?handover=move#handover"
     assert text_of(box.select_one("#share-editing")) == "Share editing"
@@ -89,22 +85,23 @@ def test_the_share_box_offers_hand_over_and_share_editing(old):
     # Neither link is shown until asked for.
     assert box.select_one("#handover-link, #edit-link") is None
     # "Hand over" shows the one-time link with what it does; "Share editing" the edit link, as before.
-    moved = html(browser.get(f"/g/{game.id}/score?handover=move")).select_one("#handover")
+    moved = html(keeper.get(f"/g/{game.id}/score?handover=move")).select_one("#handover")
     assert "this one stops" in text_of(moved.select_one(".warning"))
     assert f"works once, for {HANDOVER_MINUTES} minutes" in text_of(moved)
-    shared = html(browser.get(f"/g/{game.id}/score?handover=1")).select_one("#handover")
+    shared = html(keeper.get(f"/g/{game.id}/score?handover=1")).select_one("#handover")
     assert str(shared.select_one("#edit-link")["value"]).endswith(f"/g/{game.id}/edit/{game.key}")
     # Anything else shows the choices again (never an error).
     for junk in ("0", "yes", "x" * 10, "<b>"):
-        other = browser.get(f"/g/{game.id}/score", params={"handover": junk})
+        other = keeper.get(f"/g/{game.id}/score", params={"handover": junk})
         assert other.status_code == 200
         assert html(other).select_one("#handover-link, #edit-link") is None
-    assert browser.get(f"/g/{game.id}/score", params={"handover": "x" * 11}).status_code == 422
+    assert keeper.get(f"/g/{game.id}/score", params={"handover": "x" * 11}).status_code == 422
 
 
-def test_hand_over_moves_the_rights_to_the_phone_that_takes_the_link(old, new: TestClient):
-    browser, game = old
-    path = handover_path(browser, game)
+def test_hand_over_moves_the_rights_to_the_phone_that_takes_the_link(
+    keeper: TestClient, game: GameHandle, new: TestClient
+):
+    path = handover_path(keeper, game)
     version = game.get()["version"]
 
     # Opening the link only asks; nothing changes until the new phone confirms.
@@ -113,7 +110,7 @@ def test_hand_over_moves_the_rights_to_the_phone_that_takes_the_link(old, new: T
     assert asked.headers["Referrer-Policy"] == "no-referrer" and asked.headers["Cache-Control"] == "no-store"
     assert html(asked).select_one("h1").get_text() == "Keep score of this game?"
     assert game.get()["version"] == version
-    assert save(browser, game).status_code == 303  # the old phone still keeps score meanwhile
+    assert save(keeper, game).status_code == 303  # the old phone still keeps score meanwhile
     version += 1
 
     taken, _ = take(new, path)
@@ -130,23 +127,23 @@ def test_hand_over_moves_the_rights_to_the_phone_that_takes_the_link(old, new: T
     assert len(game.get()["rounds"]) == 2
 
     # The old phone's post is refused and changes nothing...
-    old_csrf = csrf_token(browser.cookies[f"bb_edit_{game.id}"])  # what its open page's form carries
-    refused = browser.post(
+    old_csrf = csrf_token(keeper.cookies[f"bb_edit_{game.id}"])  # what its open page's form carries
+    refused = keeper.post(
         f"/g/{game.id}/rounds", data=round_form(game.player_ids, SMALL_ROUND, old_csrf), follow_redirects=False
     )
     assert refused.status_code == 403
     assert "handed over to another phone" in text_of(html(refused).select_one(".error-detail"))
     assert len(game.get()["rounds"]) == 2
     # ...its next load of the keeper page (no JavaScript) says why...
-    stale = browser.get(f"/g/{game.id}/score")
+    stale = keeper.get(f"/g/{game.id}/score")
     assert stale.status_code == 403
     assert text_of(html(stale).select_one("#handed-over")) == HANDED_OVER
     assert html(stale).select_one("a.button")["href"] == f"/g/{game.id}"
     # ...and its live refresh (htmx) is sent to the view page, which says the same.
-    refresh = browser.get(f"/g/{game.id}/score", params={"since": version}, headers=HTMX)
+    refresh = keeper.get(f"/g/{game.id}/score", params={"since": version}, headers=HTMX)
     assert refresh.status_code == 204
     assert refresh.headers["HX-Redirect"] == f"/g/{game.id}?handed_over=1"
-    view = html(browser.get(refresh.headers["HX-Redirect"]))
+    view = html(keeper.get(refresh.headers["HX-Redirect"]))
     assert text_of(view.select_one("#handed-over")) == HANDED_OVER
     assert view.select_one("#game") is not None and view.select_one("#round-entry") is None
     # The old edit link (and the API key) stopped working too: the key was replaced.
@@ -158,17 +155,15 @@ def test_hand_over_moves_the_rights_to_the_phone_that_takes_the_link(old, new: T
     )
 
 
-def test_a_browser_that_never_kept_score_sees_no_handover_notice(old, new: TestClient):
-    _, game = old
+def test_a_browser_that_never_kept_score_sees_no_handover_notice(game: GameHandle, new: TestClient):
     page = new.get(f"/g/{game.id}/score")
     assert page.status_code == 403
     assert html(page).select_one("#handed-over") is None
     assert html(new.get(f"/g/{game.id}")).select_one("#handed-over") is None
 
 
-def test_a_handover_link_works_once(old, new: TestClient, app: FastAPI):
-    browser, game = old
-    path = handover_path(browser, game)
+def test_a_handover_link_works_once(keeper: TestClient, game: GameHandle, new: TestClient, app: FastAPI):
+    path = handover_path(keeper, game)
     taken, _ = take(new, path)
     assert taken.status_code == 303
     third = TestClient(app)
@@ -179,11 +174,10 @@ def test_a_handover_link_works_once(old, new: TestClient, app: FastAPI):
     assert save(new, game).status_code == 303  # the one who took it keeps the rights
 
 
-def test_a_lost_answer_is_given_again_to_the_same_request(old, new: TestClient):
+def test_a_lost_answer_is_given_again_to_the_same_request(keeper: TestClient, game: GameHandle, new: TestClient):
     """The new phone's confirmation whose answer was lost: sent again (same request id), it gets the same
     new key, rather than "already used" with nobody left to keep score."""
-    browser, game = old
-    path = handover_path(browser, game)
+    path = handover_path(keeper, game)
     first, data = take(new, path)
     again = new.post(path, data=data, follow_redirects=False)
     assert again.status_code == 303
@@ -191,8 +185,7 @@ def test_a_lost_answer_is_given_again_to_the_same_request(old, new: TestClient):
     assert game.get()["version"] == 2  # taken over once
 
 
-def test_a_handover_link_expires(old, new: TestClient, app: FastAPI):
-    _, game = old
+def test_a_handover_link_expires(game: GameHandle, new: TestClient, app: FastAPI):
     long_ago = time.time() - HANDOVER_MINUTES * 60 - 5
     token = handover_token(app.state.sealer, game.id, hash_key(game.key), now=long_ago)
     for response in (
@@ -206,14 +199,13 @@ def test_a_handover_link_expires(old, new: TestClient, app: FastAPI):
     assert new.get(f"/g/{game.id}/take/{fresh}").status_code == 200
 
 
-def test_a_new_edit_link_cancels_a_handover_link(old, new: TestClient):
-    browser, game = old
-    path = handover_path(browser, game)
-    rotated = browser.post(f"/g/{game.id}/key", data={"csrf": csrf_of(browser, game.id)}, follow_redirects=False)
+def test_a_new_edit_link_cancels_a_handover_link(keeper: TestClient, game: GameHandle, new: TestClient):
+    path = handover_path(keeper, game)
+    rotated = keeper.post(f"/g/{game.id}/key", data={"csrf": csrf_of(keeper, game.id)}, follow_redirects=False)
     assert rotated.status_code == 303
     response = new.get(path)
     assert response.status_code == 403 and text_of(html(response).select_one(".error-detail")) == USED
-    assert save(browser, game).status_code == 303
+    assert save(keeper, game).status_code == 303
 
 
 @pytest.mark.parametrize(
@@ -230,8 +222,7 @@ def test_a_new_edit_link_cancels_a_handover_link(old, new: TestClient):
         "%00",
     ],
 )
-def test_a_token_that_is_not_one_is_refused_plainly(old, new: TestClient, token: str):
-    _, game = old
+def test_a_token_that_is_not_one_is_refused_plainly(game: GameHandle, new: TestClient, token: str):
     for response in (
         new.get(f"/g/{game.id}/take/{token}"),
         new.post(f"/g/{game.id}/take/{token}", data={"request_id": token}, follow_redirects=False),
@@ -243,27 +234,26 @@ def test_a_token_that_is_not_one_is_refused_plainly(old, new: TestClient, token:
     assert game.get()["version"] == 1
 
 
-def test_a_handover_link_of_one_game_does_not_open_another(old, new: TestClient, make_game):
-    browser, game = old
+def test_a_handover_link_of_one_game_does_not_open_another(
+    keeper: TestClient, game: GameHandle, new: TestClient, make_game
+):
     other = make_game()
-    token = handover_path(browser, game).rsplit("/", 1)[1]
+    token = handover_path(keeper, game).rsplit("/", 1)[1]
     response = new.post(f"/g/{other.id}/take/{token}", follow_redirects=False)
     assert response.status_code == 403
     assert other.get()["version"] == 1 and game.get()["version"] == 1
 
 
-def test_taking_over_from_another_site_is_refused(old, new: TestClient):
-    browser, game = old
-    path = handover_path(browser, game)
+def test_taking_over_from_another_site_is_refused(keeper: TestClient, game: GameHandle, new: TestClient):
+    path = handover_path(keeper, game)
     forged = new.post(path, headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False)
     assert forged.status_code == 403
     assert game.get()["version"] == 1
     assert take(new, path)[0].status_code == 303  # the link is still good for the real phone
 
 
-def test_two_phones_taking_the_same_link_at_once_one_wins(old, app: FastAPI):
-    browser, game = old
-    path = handover_path(browser, game)
+def test_two_phones_taking_the_same_link_at_once_one_wins(keeper: TestClient, game: GameHandle, app: FastAPI):
+    path = handover_path(keeper, game)
     phones = [TestClient(app) for _ in range(4)]
     lock = threading.Lock()
     statuses: list[int] = []
@@ -281,15 +271,14 @@ def test_two_phones_taking_the_same_link_at_once_one_wins(old, app: FastAPI):
     assert len(keepers) == 1
 
 
-def test_the_api_keeps_its_key_and_rotation(old, new: TestClient):
+def test_the_api_keeps_its_key_and_rotation(keeper: TestClient, game: GameHandle, new: TestClient):
     """API v1 is unchanged: the bearer key works until a handover or a rotation replaces it, and the key
     a handover gives works from the API too."""
-    browser, game = old
     rotated = game.client.post(f"/api/v1/games/{game.id}/key", headers=game.auth)
     assert rotated.status_code == 200
     key = rotated.json()["edit_key"]
-    claim(browser, game.id, key)
-    taken, _ = take(new, handover_path(browser, game))
+    claim(keeper, game.id, key)
+    taken, _ = take(new, handover_path(keeper, game))
     new_key = taken.cookies[f"bb_edit_{game.id}"]
     body = game.scores(SMALL_ROUND)
     assert (
@@ -304,10 +293,11 @@ def test_the_api_keeps_its_key_and_rotation(old, new: TestClient):
     assert added.status_code == 201
 
 
-def test_the_token_never_reaches_a_log_line_or_a_compressed_answer(old, new: TestClient, caplog):
-    browser, game = old
+def test_the_token_never_reaches_a_log_line_or_a_compressed_answer(
+    keeper: TestClient, game: GameHandle, new: TestClient, caplog
+):
     caplog.set_level(logging.INFO, logger="blitzboard")
-    path = handover_path(browser, game)
+    path = handover_path(keeper, game)
     token = path.rsplit("/", 1)[1]
     asked = new.get(path, headers={"Accept-Encoding": "gzip"})
     assert asked.status_code == 200 and "content-encoding" not in asked.headers  # a secret beside typed text
@@ -317,9 +307,8 @@ def test_the_token_never_reaches_a_log_line_or_a_compressed_answer(old, new: Tes
     assert not any(token in line for line in logged)
 
 
-def test_the_deleted_games_link_says_gone(old, new: TestClient):
-    browser, game = old
-    path = handover_path(browser, game)
+def test_the_deleted_games_link_says_gone(keeper: TestClient, game: GameHandle, new: TestClient):
+    path = handover_path(keeper, game)
     assert game.client.delete(f"/api/v1/games/{game.id}", headers=game.auth).status_code == 204
     assert new.get(path).status_code == 410
     assert new.post(path, follow_redirects=False).status_code == 410
@@ -328,9 +317,8 @@ def test_the_deleted_games_link_says_gone(old, new: TestClient):
 # --- the scorekeeper's page follows the game ---------------------------------------------------------
 
 
-def test_the_keeper_page_follows_the_event_stream(old):
-    browser, game = old
-    page = html(browser.get(f"/g/{game.id}/score"))
+def test_the_keeper_page_follows_the_event_stream(keeper: TestClient, game: GameHandle):
+    page = html(keeper.get(f"/g/{game.id}/score"))
     live = page.select_one("#live[hx-ext=sse]")
     assert live["sse-connect"] == f"/g/{game.id}/events"
     refresh = live.select_one("#live-refresh")
@@ -341,22 +329,21 @@ def test_the_keeper_page_follows_the_event_stream(old):
     assert page.select_one("script[src*=htmx-ext-sse]") is not None
 
 
-def test_the_keeper_refresh_answers_204_until_another_keeper_saves(old, app: FastAPI):
-    browser, game = old
+def test_the_keeper_refresh_answers_204_until_another_keeper_saves(keeper: TestClient, game: GameHandle, app: FastAPI):
     with statements(app) as seen:
-        same = browser.get(f"/g/{game.id}/score", params={"since": 1}, headers=HTMX)
+        same = keeper.get(f"/g/{game.id}/score", params={"since": 1}, headers=HTMX)
     assert (same.status_code, same.text) == (204, "")
     assert (reads_of(seen, "player"), reads_of(seen, "round")) == (0, 0), seen
     game.add_round(SMALL_ROUND)  # another keeper (here the API) saves
-    newer = browser.get(f"/g/{game.id}/score", params={"since": 1}, headers=HTMX)
+    newer = keeper.get(f"/g/{game.id}/score", params={"since": 1}, headers=HTMX)
     assert newer.status_code == 200
     fragment = html(newer)
     assert fragment.select_one("#game")["data-version"] == "2"
     assert fragment.select_one("#since")["value"] == "2"
     assert fragment.select_one("#round-entry form input[name=version]")["value"] == "2"
     # Without htmx, `since` changes nothing: the whole page.
-    assert html(browser.get(f"/g/{game.id}/score", params={"since": 2})).select_one("#share") is not None
-    assert browser.get(f"/g/{game.id}/score", params={"since": -1}, headers=HTMX).status_code == 422
+    assert html(keeper.get(f"/g/{game.id}/score", params={"since": 2})).select_one("#share") is not None
+    assert keeper.get(f"/g/{game.id}/score", params={"since": -1}, headers=HTMX).status_code == 422
 
 
 @pytest.mark.parametrize(
@@ -367,13 +354,14 @@ def test_the_keeper_refresh_answers_204_until_another_keeper_saves(old, app: Fas
         ("?delete_game=1", {"delete_game": "1"}, "#game form[action$='/delete']"),
     ],
 )
-def test_the_keeper_refresh_keeps_what_the_page_has_open(old, query: str, state: dict[str, str], shown: str):
-    browser, game = old
+def test_the_keeper_refresh_keeps_what_the_page_has_open(
+    keeper: TestClient, game: GameHandle, query: str, state: dict[str, str], shown: str
+):
     game.add_round(SMALL_ROUND)
-    fragment = html(browser.get(f"/g/{game.id}/score{query}", headers=HTMX))
+    fragment = html(keeper.get(f"/g/{game.id}/score{query}", headers=HTMX))
     inputs = {str(i["name"]): str(i["value"]) for i in fragment.select("#keeper-state input")}
     assert inputs == state
     game.add_round(SMALL_ROUND)  # another keeper saves: the refresh asks for the same view
-    refreshed = html(browser.get(f"/g/{game.id}/score", params={"since": 2, **inputs}, headers=HTMX))
+    refreshed = html(keeper.get(f"/g/{game.id}/score", params={"since": 2, **inputs}, headers=HTMX))
     assert refreshed.select_one(shown) is not None
     assert refreshed.select_one("#game")["data-version"] == "3"

@@ -14,7 +14,7 @@ from sqlalchemy import text
 
 from app.config import Settings
 from app.db import make_engine
-from app.ratelimit import RateLimiter
+from app.http.ratelimit import RateLimiter
 from tests.helpers import (
     API,
     EVIL,

@@ -3,6 +3,8 @@ the view page (a browser's reload, or a viewer's poll, costs a version read and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -108,7 +110,7 @@ def test_a_new_deployment_changes_the_view_pages_etag(client: TestClient, make_g
 
 
 def test_the_build_hash_follows_templates_static_files_and_code(tmp_path):
-    from app.assets import tree_hash
+    from app.http.assets import tree_hash
 
     (tmp_path / "templates").mkdir()
     (tmp_path / "code").mkdir()
@@ -121,6 +123,16 @@ def test_the_build_hash_follows_templates_static_files_and_code(tmp_path):
     (tmp_path / "code" / "__pycache__").mkdir()
     (tmp_path / "code" / "__pycache__" / "view.pyc").write_bytes(b"\0")  # not part of what renders
     assert first != second == tree_hash(folders)
+
+
+def test_the_build_hash_reads_the_whole_app_package():
+    """Every wing's Python (a view model in app/web, a route, a use case) renders pages, not only the
+    module that takes the hash."""
+    import app
+    from app.http.assets import CODE
+
+    assert Path(app.__file__).resolve().parent == CODE
+    assert {"web", "routes", "games", "http"} <= {p.name for p in CODE.iterdir() if p.is_dir()}
 
 
 def test_the_view_pages_etag_changes_with_the_address_its_share_links_show(database_url: str, make_game):

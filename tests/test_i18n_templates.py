@@ -21,7 +21,7 @@ from jinja2 import nodes
 from app import i18n
 from app.config import ROOT
 from app.web.render import templates
-from tests.helpers import CLOSE, OPEN, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, claim, html
+from tests.helpers import CLOSE, OPEN, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, claim, form_data, html
 
 # What the pages may show untranslated: names (the players', the brand's, each language's own), numbers,
 # signs and punctuation. Anything with a letter beyond these went past the catalogs.
@@ -332,7 +332,7 @@ def test_a_page_that_answers_a_post_switches_back_to_its_page_not_the_post(clien
     claim(client, game.id, game.key)
     page = html(client.get(f"/g/{game.id}/score"))
     form = page.select_one("#round-entry form")
-    data = {field["name"]: field.get("value", "") for field in form.select("input[name]")}  # nothing typed: refused
+    data = form_data(form)  # nothing typed: refused
     refused = html(client.post(str(form["action"]), data=data))
     assert refused.select_one("header form.lang-switch input[name=next]")["value"] == f"/g/{game.id}/score"
     mistake = html(client.post("/games", data={"player_count": "2", "action": "start"}))

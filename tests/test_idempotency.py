@@ -25,8 +25,8 @@ from sqlalchemy import event, text
 from sqlmodel import Session, select
 
 from app import idempotency as replay_store
-from app import writes as use_cases
 from app.config import Settings
+from app.games import writes as use_cases
 from app.main import create_app
 from app.migrations import upgrade
 from app.models import IdempotencyRecord

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from app.config import Settings
-from app.limits import RepeatFilter, StreamSlots, capacity
+from app.http.limits import RepeatFilter, StreamSlots, capacity
 from tests.servers import ROOT, Server, running_server
 
 # Long enough that a loaded 2-core machine still sees the server act; the limits below are 1 s.
@@ -295,7 +295,7 @@ def test_connections_over_the_total_get_503(server_database_url: str, tmp_path: 
 
 
 def test_a_trusted_proxy_network_is_exempt_from_the_per_peer_cap():
-    from app.server import ConnectionGuard, trusted_proxies
+    from app.http.server import ConnectionGuard, trusted_proxies
 
     guard = ConnectionGuard(header_timeout=10, per_client=2, exempt=trusted_proxies("127.0.0.1, 10.0.0.0/8, fd00::/8"))
     assert all(guard.admit("10.1.2.3") for _ in range(5))  # inside the proxies' network: never capped

@@ -386,7 +386,7 @@ def save_round(client: TestClient, game: dict[str, Any], idempotency_key: str | 
 
 
 def change_rules(client: TestClient, game: dict[str, Any]) -> None:
-    """A change in the game's log (app.changes)."""
+    """A change in the game's log (app.games.changes)."""
     headers = {"Authorization": f"Bearer {game['edit_key']}"}
     answer = client.patch(game_url(game["id"]), json={"rules": {"target": 90}}, headers=headers)
     assert answer.status_code == 200, answer.text

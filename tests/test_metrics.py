@@ -1,4 +1,4 @@
-"""/metrics (app/metrics.py): off unless asked for; then requests by route template (never a raw path,
+"""/metrics (app/http/metrics.py): off unless asked for; then requests by route template (never a raw path,
 which would carry game ids and edit keys), the round-save histogram, open event streams and games."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pydantic import SecretStr
 
 from app import cli
 from app.config import Settings
-from app.games import Games
+from app.games.usecases import Games
+from app.http.metrics import SAVE_BUCKETS
 from app.main import create_app
-from app.metrics import SAVE_BUCKETS
 from app.migrations import upgrade
 from tests.helpers import MAX_BODY, SMALL_ROUND, claim, count_games, csrf_of, round_form
 

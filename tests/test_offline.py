@@ -10,7 +10,8 @@ import struct
 import pytest
 from fastapi.testclient import TestClient
 
-from app.assets import build
+from app.http.assets import build
+from app.paths import KEPT_PAGES
 from tests.helpers import GameHandle, claim, csrf_of, html, round_form
 
 KEEP = "blitzboard-offline"
@@ -66,7 +67,9 @@ def test_the_service_worker_names_this_deployment_and_its_shell(client: TestClie
     assert response.headers["cache-control"] == "no-cache"
     first, rest = response.text.split("\n", 1)
     assert first.startswith(f'var BUILD = "{build()}", SHELL = ')
-    shell = json.loads(first.split("SHELL = ", 1)[1].rstrip(";"))
+    shell_text, kept_text = first.split("SHELL = ", 1)[1].rstrip(";").split(", KEPT = ")
+    shell = json.loads(shell_text)
+    assert json.loads(kept_text) == list(KEPT_PAGES)  # the pages it may keep, as app/paths.py says
     assert "/offline" in shell
     assert any(url.startswith("/static/app.js?v=") for url in shell)
     assert any(url.startswith("/static/rounds.js?v=") for url in shell)
@@ -106,10 +109,8 @@ def test_which_pages_the_worker_may_keep(client: TestClient, make_game):
 
 
 @pytest.fixture
-def keeper(client: TestClient, make_game) -> tuple[GameHandle, str]:
-    game: GameHandle = make_game(players=NAMES)
-    claim(client, game.id, game.key)
-    return game, csrf_of(client, game.id)
+def game(make_game) -> GameHandle:
+    return make_game(players=NAMES)
 
 
 def kept_round(game: GameHandle, csrf: str, counts, *, version: int, request_id: str) -> dict[str, str]:
@@ -121,33 +122,33 @@ def answered_version(response) -> int:
     return int(html(response).select_one("#game")["data-version"])
 
 
-def test_a_kept_round_sent_twice_counts_once(client: TestClient, keeper):
-    game, csrf = keeper
+def test_a_kept_round_sent_twice_counts_once(keeper: TestClient, game: GameHandle, csrf: str):
     form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="a1b2c3d4e5f6a1b2c3d4e5f6")
-    first = client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
-    again = client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    first = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    again = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
     assert first.status_code == again.status_code == 200
     assert answered_version(first) == answered_version(again) == 2
     assert len(game.get()["rounds"]) == 1
 
 
-def test_a_kept_round_after_another_phones_change_is_refused_with_the_game_as_it_now_is(client: TestClient, keeper):
-    game, csrf = keeper
+def test_a_kept_round_after_another_phones_change_is_refused_with_the_game_as_it_now_is(
+    keeper: TestClient, game: GameHandle, csrf: str
+):
     assert game.add_round([(1, 0), (2, 2)]).status_code == 201  # another phone: version 2
     form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="b1b2c3d4e5f6a1b2c3d4e5f6")
-    response = client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    response = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
     assert response.status_code == 409
     assert answered_version(response) == 2  # rounds.js: not the version it sent, so a conflict
     assert len(game.get()["rounds"]) == 1
 
 
-def test_a_kept_round_the_rules_refuse_answers_the_version_it_was_sent_with(client: TestClient, make_game):
+def test_a_kept_round_the_rules_refuse_answers_the_version_it_was_sent_with(keeper_of, make_game):
     game: GameHandle = make_game(players=NAMES, rules={"target": 10})
-    claim(client, game.id, game.key)
-    csrf = csrf_of(client, game.id)
+    keeper = keeper_of(game)
+    csrf = csrf_of(keeper, game.id)
     assert game.add_round([(12, 0), (2, 2)]).status_code == 201  # Ana reached 10: the game is over
     form = kept_round(game, csrf, [(3, 0), (2, 2)], version=2, request_id="c1b2c3d4e5f6a1b2c3d4e5f6")
-    response = client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    response = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
     assert response.status_code == 409
     assert answered_version(response) == 2  # rounds.js: the version it sent, so refused, with the reason
     assert html(response).select_one("#round-error").get_text(strip=True)
@@ -164,9 +165,8 @@ def test_a_kept_round_the_rules_refuse_answers_the_version_it_was_sent_with(clie
         ({"started_at_ms": "1796050000000"}, (None, None)),  # half of it: left out
     ],
 )
-def test_a_kept_round_brings_its_time_from_the_phone(client: TestClient, keeper, timing, expected):
-    game, csrf = keeper
+def test_a_kept_round_brings_its_time_from_the_phone(keeper: TestClient, game: GameHandle, csrf: str, timing, expected):
     form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="d1b2c3d4e5f6a1b2c3d4e5f6") | timing
-    assert client.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"}).status_code == 200
+    assert keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"}).status_code == 200
     (saved,) = game.get()["rounds"]
     assert (saved["started_at"], saved["duration_s"]) == expected

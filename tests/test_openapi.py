@@ -1,6 +1,6 @@
 """The OpenAPI document a client generator can use: bearer auth declared, problems as
 application/problem+json, real bounds, descriptions and examples, response headers, stable operationIds;
-and a client generated from it (openapi-python-client) plays the README's worked example."""
+and a client generated from it (openapi-python-client) plays docs/api.md's worked example."""
 
 from __future__ import annotations
 
@@ -222,7 +222,7 @@ def document_text(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.mark.release
-def test_a_generated_client_plays_the_readmes_worked_example(generated, tmp_path: Path):
+def test_a_generated_client_plays_the_api_docs_worked_example(generated, tmp_path: Path):
     from blitzboard_client import AuthenticatedClient, Client
     from blitzboard_client.api.games import add_round, create_game, delete_round, get_game, replace_round
     from blitzboard_client.models import GameCreate, PlayerCreate, ProblemDetails, RoundIn, RulesCreate, ScoreIn

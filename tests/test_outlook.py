@@ -1,4 +1,4 @@
-"""What it takes to win next round (app/outlook.py), table-driven: who is in reach of the target, the
+"""What it takes to win next round (app/rules/outlook.py), table-driven: who is in reach of the target, the
 least round score that gets them there, and who must stay under it."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.outlook import Chance, round_score_range, what_it_takes
-from app.scoring import Player, Rules, Score, TieBreak, score_game
+from app.rules.outlook import Chance, round_score_range, what_it_takes
+from app.rules.scoring import Player, Rules, Score, TieBreak, score_game
 
 ANA, BEN, CY, DEE = 1, 2, 3, 4
 

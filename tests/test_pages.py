@@ -18,7 +18,16 @@ from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.helpers import EVIL, WORKED_EXAMPLE_PLAYERS, WORKED_EXAMPLE_ROUND, GameHandle, html, v1_rules
+from tests.helpers import (
+    EVIL,
+    WORKED_EXAMPLE_PLAYERS,
+    WORKED_EXAMPLE_ROUND,
+    GameHandle,
+    form_data,
+    html,
+    round_form,
+    v1_rules,
+)
 from tests.helpers import text_of as text
 
 NAMES = [p["name"] for p in WORKED_EXAMPLE_PLAYERS]  # Ana, Ben, Cy, Dee
@@ -30,16 +39,6 @@ STARTS = [p["starting_score"] for p in WORKED_EXAMPLE_PLAYERS]  # 58, 70, 30, 20
 
 def texts(nodes: list[Tag]) -> list[str]:
     return [text(node) for node in nodes]
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser would submit for this form (without a submit button's own name/value)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name]"):
-        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = str(field.get("value", ""))
-    return data
 
 
 def set_cookies(response: httpx.Response) -> SimpleCookie:
@@ -101,10 +100,7 @@ class Table:
         form = page.select_one("#round-entry form")
         assert form is not None
         data = form_data(form)
-        for pid, (dutch, blitz) in zip(self.player_ids(page), counts, strict=True):
-            data[f"dutch-{pid}"] = str(dutch)
-            data[f"blitz-{pid}"] = str(blitz)
-        return str(form["action"]), data
+        return str(form["action"]), data | round_form(self.player_ids(page), counts, data["csrf"])
 
     def save_round(
         self, counts: list[tuple[Any, Any]], page: BeautifulSoup | None = None, **headers: str

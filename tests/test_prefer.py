@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.answers import GamePublic, TablePublic
+from app.http.prefer import preferences, wants_minimal
 from app.minimal import (
     GameCreatedMinimal,
     GameMinimal,
@@ -24,7 +25,6 @@ from app.minimal import (
     TableImportedMinimal,
     TableMinimal,
 )
-from app.prefer import preferences, wants_minimal
 from tests.helpers import API, SMALL_ROUND, WORKED_EXAMPLE_PLAYERS, GameHandle, assert_problem, game_url
 
 MINIMAL = {"Prefer": "return=minimal"}

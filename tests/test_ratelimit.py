@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.ratelimit import RateLimiter, retry_after_header
+from app.http.ratelimit import RateLimiter, retry_after_header
 
 
 class FakeClock:

@@ -1,6 +1,6 @@
 """The start signal and round timer (issue 13, part 4): "Start round" through the API and the keeper's
 form, a saved round's start and duration, the pages' data attributes for the countdown, and the
-pure rules of app/timing.py. The server's clock is controlled (app.games.utcnow patched), never waited on."""
+pure rules of app/rules/timing.py. The server's clock is controlled (app.games.usecases.utcnow patched), never waited on."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from fastapi.testclient import TestClient
 
-import app.games
-from app import timing
-from app.timing import COUNTDOWN_S, MAX_ROUND_SECONDS, RoundTime
+import app.games.usecases
+from app.rules import timing
+from app.rules.timing import COUNTDOWN_S, MAX_ROUND_SECONDS, RoundTime
 from tests.helpers import API, PROBLEM_JSON, SMALL_ROUND, WORKED_EXAMPLE_ROUND, GameHandle, html
 
 T0 = datetime(2026, 11, 30, 21, 4, 5, tzinfo=UTC)
@@ -33,7 +33,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock = Clock()
-    monkeypatch.setattr(app.games, "utcnow", clock)
+    monkeypatch.setattr(app.games.usecases, "utcnow", clock)
     return clock
 
 
@@ -289,19 +289,13 @@ def test_an_old_clients_idempotency_key_still_matches_its_body(make_game):
 # --- the pages ----------------------------------------------------------------------------------
 
 
-def keeper(client: TestClient, game: GameHandle) -> str:
-    """Claim the edit link (the cookie), and answer the keeper page's path."""
-    assert client.get(f"/g/{game.id}/edit/{game.key}", follow_redirects=False).status_code == 303
-    return f"/g/{game.id}/score"
-
-
 def csrf_of(page) -> str:
     return page.select_one("#round-timer form.start-round input[name=csrf]")["value"]
 
 
-def test_the_keeper_page_has_a_start_button_and_no_running_timer(client: TestClient, make_game):
+def test_the_keeper_page_has_a_start_button_and_no_running_timer(keeper_of, make_game):
     game = make_game()
-    page = html(client.get(keeper(client, game)))
+    page = html(keeper_of(game).get(f"/g/{game.id}/score"))
     timer = page.select_one("#game #round-timer")
     assert timer is not None and not timer.has_attr("hidden")
     assert not timer.has_attr("data-blitz-at") and not timer.has_attr("data-server-now")
@@ -317,13 +311,13 @@ def test_the_keeper_page_has_a_start_button_and_no_running_timer(client: TestCli
     assert page.select_one("#game .game-head #round-timer") is not None  # on the title's line when it fits
 
 
-def test_the_start_form_works_without_javascript(clock: Clock, client: TestClient, make_game):
+def test_the_start_form_works_without_javascript(clock: Clock, keeper_of, make_game):
     game = make_game()
-    path = keeper(client, game)
-    token = csrf_of(html(client.get(path)))
-    answer = client.post(f"/g/{game.id}/start", data={"csrf": token}, follow_redirects=False)
+    keeper, path = keeper_of(game), f"/g/{game.id}/score"
+    token = csrf_of(html(keeper.get(path)))
+    answer = keeper.post(f"/g/{game.id}/start", data={"csrf": token}, follow_redirects=False)
     assert answer.status_code == 303 and answer.headers["location"] == path
-    page = html(client.get(path))
+    page = html(keeper.get(path))
     timer = page.select_one("#round-timer")
     blitz_ms = timing.epoch_ms(T0 + timedelta(seconds=COUNTDOWN_S))
     assert int(timer["data-blitz-at"]) == blitz_ms
@@ -333,11 +327,11 @@ def test_the_start_form_works_without_javascript(clock: Clock, client: TestClien
     assert timer.select_one("#round-clock").get_text(strip=True) == "Round running"  # until app.js counts
 
 
-def test_the_start_form_with_htmx_answers_the_fragment_with_the_start(clock: Clock, client: TestClient, make_game):
+def test_the_start_form_with_htmx_answers_the_fragment_with_the_start(clock: Clock, keeper_of, make_game):
     game = make_game()
-    path = keeper(client, game)
-    token = csrf_of(html(client.get(path)))
-    answer = client.post(f"/g/{game.id}/start", data={"csrf": token}, headers={"HX-Request": "true"})
+    keeper = keeper_of(game)
+    token = csrf_of(html(keeper.get(f"/g/{game.id}/score")))
+    answer = keeper.post(f"/g/{game.id}/start", data={"csrf": token}, headers={"HX-Request": "true"})
     assert answer.status_code == 200
     fragment = html(answer)
     assert fragment.select_one("#game") is not None and fragment.select_one("#share") is None
@@ -348,24 +342,24 @@ def test_the_start_form_with_htmx_answers_the_fragment_with_the_start(clock: Clo
     assert fragment.select_one("#round-entry input[name=version]")["value"] == "2"
 
 
-def test_the_start_form_is_refused_without_the_csrf_token_or_the_cookie(client: TestClient, make_game):
+def test_the_start_form_is_refused_without_the_csrf_token_or_the_cookie(keeper_of, make_game):
     game = make_game()
-    keeper(client, game)
-    assert client.post(f"/g/{game.id}/start", data={"csrf": "forged"}).status_code == 403
-    client.cookies.clear()
-    assert client.post(f"/g/{game.id}/start", data={}).status_code == 403
+    keeper = keeper_of(game)
+    assert keeper.post(f"/g/{game.id}/start", data={"csrf": "forged"}).status_code == 403
+    keeper.cookies.clear()
+    assert keeper.post(f"/g/{game.id}/start", data={}).status_code == 403
     assert game.get()["version"] == 1
 
 
-def test_a_finished_game_has_no_start_button_and_says_so_to_a_late_post(client: TestClient, make_game):
+def test_a_finished_game_has_no_start_button_and_says_so_to_a_late_post(keeper_of, make_game):
     game = make_game()
-    path = keeper(client, game)
-    token = csrf_of(html(client.get(path)))
+    keeper, path = keeper_of(game), f"/g/{game.id}/score"
+    token = csrf_of(html(keeper.get(path)))
     game.add_round(WORKED_EXAMPLE_ROUND)
-    page = html(client.get(path))
+    page = html(keeper.get(path))
     assert page.select_one("#round-timer")["hidden"] is not None
     assert page.select("#round-timer form") == []
-    refused = client.post(f"/g/{game.id}/start", data={"csrf": token}, headers={"HX-Request": "true"})
+    refused = keeper.post(f"/g/{game.id}/start", data={"csrf": token}, headers={"HX-Request": "true"})
     assert refused.status_code == 409
     assert "over" in html(refused).select_one("#game > .form-error").get_text()
 
@@ -404,7 +398,7 @@ def test_no_304_for_a_view_page_while_a_round_runs(client: TestClient, make_game
 
 def test_the_round_times_the_templates_get(clock: Clock, client: TestClient, make_game, app):
     """What the history shows (the lead's templates): `timings[r.number].duration_s` / `.duration_text`."""
-    from app.games import Games
+    from app.games.usecases import Games
     from app.web.context import game_context
 
     game = make_game()

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules.presets import describe
-from app.scoring import (
+from app.rules.scoring import (
     PRESETS,
     End,
     Player,

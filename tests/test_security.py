@@ -27,7 +27,7 @@ from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.headers import DOCS_CSP
+from app.http.headers import DOCS_CSP
 from app.security import EMPTY_STYLE, content_security_policy
 from tests.helpers import (
     API,
@@ -98,14 +98,6 @@ def game(make_game) -> GameHandle:
     handle = make_game(rules={"target": 1000})
     assert handle.add_round(SMALL_ROUND).status_code == 201
     return handle
-
-
-@pytest.fixture
-def keeper(app: FastAPI, game: GameHandle) -> TestClient:
-    """The scorekeeper's browser: it opened the game's edit link."""
-    phone = browser(app)
-    claim(phone, game.id, game.key)
-    return phone
 
 
 # --- inert HTML ------------------------------------------------------------------------------------
@@ -642,10 +634,9 @@ def test_a_retried_rotation_gets_the_same_new_key_and_only_with_the_old_key(clie
 
 
 def test_the_page_form_rotates_the_key_and_sets_the_new_cookie(
-    client: TestClient, app: FastAPI, game: GameHandle, keeper: TestClient
+    client: TestClient, game: GameHandle, keeper: TestClient, keeper_of
 ):
-    other_phone = browser(app)
-    claim(other_phone, game.id, game.key)
+    other_phone = keeper_of(game)
     response = keeper.post(f"/g/{game.id}/key", data={"csrf": csrf_of(keeper, game.id)}, follow_redirects=False)
     assert response.status_code == 303
     assert response.headers["location"] == f"/g/{game.id}/score?handover=1"
@@ -710,12 +701,18 @@ def keeper_post(game: GameHandle, route: str, csrf: str) -> tuple[str, dict[str,
     ["no-token", "empty-token", "wrong-token", "token-of-another-game", "evil-origin", "cross-site", "same-site"],
 )
 def test_a_forged_cross_site_form_post_is_refused_and_changes_nothing(
-    app: FastAPI, client: TestClient, make_game, game: GameHandle, keeper: TestClient, route: str, forgery: str
+    app: FastAPI,
+    client: TestClient,
+    make_game,
+    game: GameHandle,
+    keeper: TestClient,
+    keeper_of,
+    route: str,
+    forgery: str,
 ):
     # The attacker knows a token only for a game of their own.
     attacker_game = make_game()
-    attacker = browser(app)
-    claim(attacker, attacker_game.id, attacker_game.key)
+    attacker = keeper_of(attacker_game)
     tokens = {
         "no-token": None,
         "empty-token": "",

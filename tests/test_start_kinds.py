@@ -13,9 +13,10 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from fastapi.testclient import TestClient
 
-from app import i18n, scoring
+from app import i18n
+from app.rules import scoring
 from app.web.presets import preset_blurb, preset_name
-from tests.helpers import CLOSE, OPEN, GameHandle, claim, html
+from tests.helpers import CLOSE, OPEN, GameHandle, claim, form_data, html
 from tests.helpers import text_of as text
 
 PRESETS = list(scoring.PRESETS)
@@ -46,16 +47,6 @@ TWO = [{"name": "Ana"}, {"name": "Ben"}]  # no starting scores: 31 has none
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser would submit for this form (without a submit button's own name/value)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name]"):
-        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = str(field.get("value", ""))
-    return data
 
 
 def field_error(page: BeautifulSoup | Tag, name: str) -> str:

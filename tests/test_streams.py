@@ -1,4 +1,4 @@
-"""What an open event stream holds and how it ends (app/streaming.py, app/stream_front.py).
+"""What an open event stream holds and how it ends (app/http/streaming.py, app/stream_front.py).
 
 The streams here are driven as plain ASGI calls on an event loop of the test's own: each call is one
 task, standing in for the server's request task, so the tasks a stream adds can be counted.
@@ -15,8 +15,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.http.streaming import ON_SHUTDOWN, PING, EventStream
 from app.live import Broker
-from app.streaming import ON_SHUTDOWN, PING, EventStream
 
 TASKS_PER_STREAM = 2  # the request's own task and the one that waits for the client to leave
 WAIT = 15  # seconds: a bound for each wait, not a measurement
@@ -82,7 +82,7 @@ def test_an_open_stream_holds_two_tasks_and_gives_its_slot_back_when_the_client_
 
     async def scenario() -> None:
         before = len(asyncio.all_tasks())
-        # From 3 addresses: each may hold 16 streams (app.limits).
+        # From 3 addresses: each may hold 16 streams (app.http.limits).
         viewers = [Viewer(f"/g/{games[n % 3].id}/events", f"127.0.0.{n % 3 + 1}").start(app) for n in range(streams)]
         for viewer in viewers:
             await viewer.until(lambda v=viewer: b"event: version" in v.body())
@@ -109,7 +109,7 @@ def test_a_stream_ends_cleanly_and_gives_its_slot_back_when_the_server_shuts_dow
         for viewer in (told, untold):
             await viewer.until(lambda v=viewer: b"event: version" in v.body())
         assert app.state.streams.open == 2
-        told.scope[ON_SHUTDOWN]()  # what app.server's protocol does as uvicorn begins to shut down
+        told.scope[ON_SHUTDOWN]()  # what app.http.server's protocol does as uvicorn begins to shut down
         await asyncio.wait_for(told.task, WAIT)
         assert told.ended() and app.state.streams.open == 1
         app.state.broker.close_all()  # what the lifespan does at its end, for any stream still open

@@ -20,12 +20,12 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
 from app.errors import KeyMissing, KeyWrong
-from app.games import Games
+from app.games.usecases import Games
 from app.models import CardTable
-from app.roster import RematchOf
 from app.schemas import GameCreate, PlayerCreate
 from app.security import Credential
-from tests.helpers import EVIL, count_games, html
+from app.tables.roster import RematchOf
+from tests.helpers import EVIL, count_games, form_data, html
 from tests.helpers import text_of as text
 
 PEOPLE = ["Ana", "Ben", "Cy", "Dee"]
@@ -38,16 +38,6 @@ HTMX = {"HX-Request": "true"}
 
 def texts(nodes: list[Tag]) -> list[str]:
     return [text(node) for node in nodes]
-
-
-def form_data(form: Tag) -> dict[str, str]:
-    """What a browser would submit for this form (without a submit button's own name/value)."""
-    data: dict[str, str] = {}
-    for field in form.select("input[name], textarea[name]"):
-        if field.get("type") in ("radio", "checkbox") and not field.has_attr("checked"):
-            continue
-        data[str(field["name"])] = field.get_text() if field.name == "textarea" else str(field.get("value", ""))
-    return data
 
 
 def set_cookies(response: httpx.Response) -> SimpleCookie:
@@ -674,7 +664,7 @@ def test_a_rematch_needs_only_the_games_key(client: TestClient, table: str, stra
 
 
 def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, client: TestClient, table: str):
-    """A rematch without the table's key: only its game's people, in their seats (app.tables.RematchOf)."""
+    """A rematch without the table's key: only its game's people, in their seats (app.tables.roster.RematchOf)."""
     game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"]))
     key = client.cookies[f"bb_edit_{game_id}"]
     games_before, before = count_games(app), api_table(client, table)

@@ -2,7 +2,7 @@
 
 Games are played at a table through the API; every expected figure is then worked out here, in Python,
 from the games as `GET /api/v1/games/{id}` answers them (players, rounds with their points, winners,
-ranks), never from app.standings' SQL or game_result. The games are placed in time by setting when
+ranks), never from app.tables.standings' SQL or game_result. The games are placed in time by setting when
 their rounds were saved (and so when they finished) in the database.
 """
 
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from app.config import Settings
-from app.table_answers import TableHeadToHead, TableStats
+from app.tables.answers import TableHeadToHead, TableStats
 from tests.helpers import API, PlayedGame, PlayedTable, assert_problem, statements, unlimited_settings
 
 NIGHT = datetime(2026, 11, 6, 20, 0, tzinfo=UTC)  # a Friday, 20:00 UTC
@@ -436,7 +436,7 @@ def test_a_bad_period_or_kind_is_a_422_naming_the_field(client: TestClient, app:
 def test_a_table_with_more_games_than_are_named_in_the_queries_gets_the_same_figures(club: Table, monkeypatch):
     """Up to NAMED_GAMES the queries list the games that count (the planner then looks their rows up by
     index); past it they find them with a subquery. Both give the same figures."""
-    monkeypatch.setattr("app.standings.NAMED_GAMES", 2)
+    monkeypatch.setattr("app.tables.standings.NAMED_GAMES", 2)
     assert club.stats()["groups"] == expected_stats(club.games())
     people, pairs = expected_head_to_head(club.games())
     assert club.head_to_head()["pairs"] == pairs and club.head_to_head()["people"] == people

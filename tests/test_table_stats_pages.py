@@ -3,7 +3,7 @@ the TestClient, parsed with BeautifulSoup and checked by CSS selectors.
 
 Every figure a page shows is checked against figures worked out here from the games' rounds as
 `GET /api/v1/games/{id}` answers them (tests/helpers.py table_figures, table_pairs), never from
-app.standings. The games are placed in time (their rounds' and result rows' moments set in the database)
+app.tables.standings. The games are placed in time (their rounds' and result rows' moments set in the database)
 around the moment the test runs, so "Tonight" and "Last 30 days" pick known games.
 """
 

@@ -1,6 +1,6 @@
 """The pure parts of a table's standings pages (issue 16): the period a query asks for (app.web.periods),
 the head-to-head's short column labels (app.web.standings.short_labels) and the geometry of a person's
-results chart (app.results_chart), table-driven."""
+results chart (app.web.results_chart), table-driven."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from starlette.datastructures import QueryParams
 
-from app.results_chart import MAX_GAMES, build_results_chart
 from app.web.periods import read_period
+from app.web.results_chart import MAX_GAMES, build_results_chart
 from app.web.standings import short_labels
 
 NOW = datetime(2026, 11, 7, 1, 30, tzinfo=UTC)  # the small hours after a Friday night

@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
+from app.games.views import load_view
 from app.models import GameResult
-from app.views import load_view
 from tests.helpers import API, GameHandle, assert_problem, round_body
 
 TABLES = f"{API}/tables"

@@ -1,7 +1,7 @@
-"""/api/v1: the JSON API. Thin: parse, call a use case in app.games, answer.
+"""/api/v1: the JSON API. Thin: parse, call a use case in app.games.usecases, answer.
 
 Routes raise; a refused change (app.errors.GameError) is answered by the one handler in
-app.problems as application/problem+json (RFC 9457): type, title, status, detail, and for 422 an
+app.http.problems as application/problem+json (RFC 9457): type, title, status, detail, and for 422 an
 `errors` list of {field, message}.
 """
 
@@ -14,10 +14,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.answers import ChangePublic, GameCreated, GamePublic, PresetPublic, RoundStarted
-from app.changes import public
+from app.games.changes import public
+from app.games.writes import Outcome
+from app.http.jsonanswer import JSONAnswer
+from app.http.jsonbody import StrictJsonRoute
+from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
+from app.http.ratelimit import client_address
 from app.idempotency import Idempotency
-from app.jsonanswer import JSONAnswer
-from app.jsonbody import StrictJsonRoute
 from app.minimal import (
     GameCreatedMinimal,
     GameMinimal,
@@ -30,8 +33,7 @@ from app.minimal import (
 )
 from app.minimal import game as whole_game
 from app.models import utcnow
-from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
-from app.ratelimit import client_address
+from app.preconditions import none_match
 from app.routes.deps import (
     BearerDep,
     ChangeId,
@@ -46,10 +48,9 @@ from app.routes.deps import (
     operation_id,
 )
 from app.rules.presets import describe
+from app.rules.timing import COUNTDOWN_S
 from app.schemas import GameCreate, GameUpdate, RoundIn
-from app.timing import COUNTDOWN_S
 from app.urls import urls_for
-from app.writes import Outcome, none_match
 
 router = APIRouter(
     prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
@@ -99,7 +100,7 @@ def create_game(
     idempotency = Idempotency.of(idempotency_key, "POST /games", body)
     try:
         outcome = games.create(data, urls_for(request), idempotency, client=client, table_credential=table_key)
-    except BaseException:  # refused (app.problems answers it) or failed: no game, no slot
+    except BaseException:  # refused (app.http.problems answers it) or failed: no game, no slot
         limit.release(client)
         raise
     if outcome.replayed:  # a retry that changed nothing doesn't count

@@ -1,10 +1,10 @@
 """/api/v1 backups: a table's or a game's whole data as one JSON document, and a new table or
-game made from one. Thin: read, call a use case in app.backup, answer; refusals are answered by the one
-handler in app.problems.
+game made from one. Thin: read, call a use case in app.backup.usecases, answer; refusals are answered by the one
+handler in app.http.problems.
 
 The imports read their body themselves (the use case checks the document whole, naming each problem by
 its JSON path), under a body limit of their own (Settings.max_import_bytes, kept by
-app.middleware.BodyLimit for exactly these paths) instead of every other body's 64 KiB.
+app.http.middleware.BodyLimit for exactly these paths) instead of every other body's 64 KiB.
 """
 
 from __future__ import annotations
@@ -17,20 +17,20 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from app.answers import GameCreated
-from app.backup_answers import GameBackup, TableBackup, TableImported
+from app.backup.answers import GameBackup, TableBackup, TableImported
 from app.errors import GameError, UnsupportedMediaType
+from app.http.jsonanswer import JSONAnswer
+from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
+from app.http.ratelimit import client_address
 from app.i18n import _
 from app.idempotency import Idempotency
-from app.jsonanswer import JSONAnswer
 from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer
 from app.minimal import game as whole_game
 from app.minimal import table as whole_table
-from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
-from app.ratelimit import client_address
-from app.roster import table_etag
+from app.preconditions import none_match
 from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, PreferMinimal, TableId, operation_id
+from app.tables.roster import table_etag
 from app.urls import table_urls, urls_for
-from app.writes import none_match
 
 router = APIRouter(prefix="/api/v1", generate_unique_id_function=operation_id)
 
@@ -72,7 +72,7 @@ def _takes(model: type) -> dict[str, Any]:
 
 
 def _document(document: dict[str, Any], filename: str, if_none_match: str | None) -> Response:
-    # The same data is always the same bytes (app.backup), so a digest of them is a strong ETag.
+    # The same data is always the same bytes (app.backup.usecases), so a digest of them is a strong ETag.
     body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
     if none_match(if_none_match, etag):

@@ -11,13 +11,13 @@ from fastapi import Depends, Header, Path, Query, Request
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from app.backup import Backups
+from app.backup.usecases import Backups
 from app.db import SessionDep
-from app.games import Games
+from app.games.usecases import Games
+from app.http.prefer import wants_minimal
 from app.minimal import PREFER_TEXT
-from app.prefer import wants_minimal
 from app.security import Credential
-from app.tables import Tables
+from app.tables.usecases import Tables
 
 
 async def get_games(request: Request, session: SessionDep) -> Games:
@@ -76,7 +76,7 @@ IfNoneMatch = Annotated[
 async def prefers_minimal(
     request: Request, prefer: Annotated[str | None, Header(alias="Prefer", description=PREFER_TEXT)] = None
 ) -> bool:
-    """True when the request prefers `return=minimal` (app.prefer; every Prefer header counts, not only
+    """True when the request prefers `return=minimal` (app.http.prefer; every Prefer header counts, not only
     the first that `prefer` holds)."""
     return prefer is not None and wants_minimal(request.headers.getlist("prefer"))
 

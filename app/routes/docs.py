@@ -2,7 +2,7 @@
 
 FastAPI's built-in pages load their scripts and styles from a CDN and start Swagger UI with an inline
 script: blank on a table's LAN without internet, and only possible under a loose CSP. These pages load
-the copies pinned in static/vendor/ and start from static/docs.js, under the docs' CSP in app/headers.py.
+the copies pinned in static/vendor/ and start from static/docs.js, under the docs' CSP in app/http/headers.py.
 There is no OAuth here, so no /docs/oauth2-redirect.
 """
 

@@ -19,19 +19,17 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app.answers import ProblemDetails
+from app.games.views import current_version_and_start, current_versions, was_deleted
+from app.http.limits import StreamSlots
+from app.http.problems import PROBLEM_JSON, problem
+from app.http.ratelimit import client_address
+from app.http.streaming import EventStream
 from app.i18n import N_, _, ngettext
-from app.limits import StreamSlots
-from app.problems import PROBLEM_JSON, problem
-from app.ratelimit import client_address
+from app.paths import STREAM_PATHS
 from app.routes.deps import GameId, operation_id
-from app.streaming import EventStream
-from app.views import current_version_and_start, current_versions, was_deleted
 
 router = APIRouter(generate_unique_id_function=operation_id)
 
-# The two paths of a stream, as app.stream_front matches them before the middleware (the route's
-# templates; metrics count by them).
-PATHS = ("/g/{game_id}/events", "/api/v1/games/{game_id}/events")
 # A refused stream: when an API client may ask again. The view page polls meanwhile, and htmx's SSE
 # extension asks again with its own growing delay (0.5 s doubling up to 64 s; EventSource can't read
 # this header).
@@ -77,7 +75,7 @@ async def open_stream(app: FastAPI, game_id: str, client: str) -> EventStream | 
 
 
 @router.get(
-    PATHS[1],
+    STREAM_PATHS[1],
     tags=["games"],
     summary="Follow a game live (Server-Sent Events)",
     description="A `version` event carrying the game's version now, then one for every change. Read the game "
@@ -104,7 +102,7 @@ async def open_stream(app: FastAPI, game_id: str, client: str) -> EventStream | 
         },
     },
 )
-@router.get(PATHS[0], name="game_events", include_in_schema=False)
+@router.get(STREAM_PATHS[0], name="game_events", include_in_schema=False)
 async def game_events(request: Request, game_id: GameId) -> Response:
     """Reached through the middleware only by a HEAD, an id the front refused to guess about, or a stream
     the front could not open (refused, unknown game): app.stream_front answers the open ones itself."""

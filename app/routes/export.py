@@ -8,9 +8,9 @@ import io
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app import scoring
-from app.problems import problem_responses
+from app.http.problems import problem_responses
 from app.routes.deps import GameId, GamesDep, operation_id
+from app.rules import scoring
 from app.spreadsheet import spreadsheet_safe
 
 router = APIRouter(generate_unique_id_function=operation_id)

@@ -2,7 +2,7 @@
 scorekeeper's form posts (round start, rounds, corrections, deletions, house rules, rematch, a new edit key).
 
 Routes raise: an unknown game, a refused key or a forged form goes up as a GameError, which the one
-handler (app.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
+handler (app.http.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
 broken by the round typed, the game changed meanwhile) is caught here and shown beside the field.
 
 Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
@@ -16,7 +16,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from app import scoring
 from app.errors import (
     CantRevert,
     GameIsOver,
@@ -27,12 +26,15 @@ from app.errors import (
     TooManyRounds,
     VersionMismatch,
 )
-from app.games import Games
+from app.games.usecases import Games
+from app.games.viewcache import cached_view
+from app.games.views import GameView
+from app.http.ratelimit import client_address, wrong_key_wait
 from app.i18n import _
 from app.idempotency import Idempotency
-from app.ratelimit import client_address, wrong_key_wait
-from app.roster import RematchOf
+from app.preconditions import none_match
 from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
+from app.rules import scoring
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.security import (
     HANDED_OVER,
@@ -44,9 +46,8 @@ from app.security import (
     set_edit_cookie,
     table_cookie_key,
 )
+from app.tables.roster import RematchOf
 from app.urls import urls_for
-from app.viewcache import cached_view
-from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts, unchanged_rounds
@@ -63,7 +64,6 @@ from app.web.render import (
     templates,
     too_many_page,
 )
-from app.writes import none_match
 
 router = APIRouter(include_in_schema=False)
 
@@ -87,7 +87,7 @@ def keeper_page(
     the view page does (templates/game.html): its refresh sends the version it shows (`since`) and
     gets 204 while nothing is newer; when this browser's key stopped working meanwhile (the game was
     handed over, or a new edit link was made), it is sent to the view page, which says why. The
-    fragment has an ETag (render.fragment_etag; 304 to it); the game comes from app.viewcache."""
+    fragment has an ETag (render.fragment_etag; 304 to it); the game comes from app.games.viewcache."""
     key = cookie_key(request, game_id).key
     version = None
     if since is not None and is_htmx(request):
@@ -215,7 +215,7 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
 
 @router.post("/g/{game_id}/start", name="start_round_page")
 async def start_round_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
-    """ "Start round": the countdown on every open page of the game (app.games.Games.start_round). No
+    """ "Start round": the countdown on every open page of the game (app.games.usecases.Games.start_round). No
     If-Match: starting is right whatever the page showed; a finished game says so beside the button."""
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
@@ -245,7 +245,7 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
 
 @router.post("/g/{game_id}/changes/{change_id}/revert", name="revert_change_page")
 async def revert_change_page(request: Request, game_id: GameId, change_id: ChangeId, games: GamesDep) -> Response:
-    """One tap undoes a logged change (app.changes); a revert that can't be done says why beside it."""
+    """One tap undoes a logged change (app.games.changes); a revert that can't be done says why beside it."""
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
@@ -331,7 +331,7 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
         table_id=table_id,
     )
     at_table: dict[str, Any] = {}
-    if table_id:  # this game's key starts it there when this browser doesn't hold the table's (app.tables)
+    if table_id:  # this game's key starts it there when this browser doesn't hold the table's (app.tables.usecases)
         at_table = {"table_credential": table_cookie_key(request, table_id), "rematch_of": RematchOf(game_id, key)}
     limit, client = request.app.state.limits.games, client_address(request)
     if wait := limit.reserve(client):

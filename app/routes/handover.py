@@ -1,4 +1,4 @@
-"""Hand over: the one-time handover link's page on the new scorekeeper's phone (app.handover).
+"""Hand over: the one-time handover link's page on the new scorekeeper's phone (app.games.handover).
 
 Opening the link only asks: taking over is a POST from that page ("Keep score on this phone"), so a
 messenger's link preview or a browser's prefetch can't use the link up or take the rights to nowhere.
@@ -15,10 +15,10 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.errors import HandoverRefused
-from app.handover import handover_problem
+from app.games.handover import handover_problem
+from app.http.ratelimit import wrong_key_wait
 from app.i18n import _
 from app.idempotency import Idempotency
-from app.ratelimit import wrong_key_wait
 from app.routes.deps import GameId, GamesDep
 from app.security import FORM_REFUSED, FormRefused, same_origin, set_edit_cookie
 from app.urls import urls_for

@@ -1,4 +1,4 @@
-"""/metrics: the Prometheus text format (app/metrics.py), only when BLITZBOARD_METRICS is on."""
+"""/metrics: the Prometheus text format (app/http/metrics.py), only when BLITZBOARD_METRICS is on."""
 
 from __future__ import annotations
 

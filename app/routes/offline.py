@@ -21,7 +21,8 @@ from functools import lru_cache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from app.assets import asset_url, build, minified
+from app.http.assets import asset_url, build, minified
+from app.paths import KEPT_PAGES
 from app.web.render import HTMX, HTMX_SSE, OFFLINE_COPY, render
 
 router = APIRouter(include_in_schema=False)
@@ -74,9 +75,10 @@ def web_manifest() -> Response:
 
 
 def worker_script() -> str:
-    """static/sw.js behind the line that names this deployment and its shell."""
+    """static/sw.js behind the line that names this deployment, its shell and the pages it may keep
+    (app.paths.KEPT_PAGES)."""
     shell = [asset_url(path) for path in SHELL] + ["/offline"]
-    head = f"var BUILD = {json.dumps(build())}, SHELL = {json.dumps(shell)};\n"
+    head = f"var BUILD = {json.dumps(build())}, SHELL = {json.dumps(shell)}, KEPT = {json.dumps(KEPT_PAGES)};\n"
     return head + (minified("sw.js") or b"").decode()
 
 

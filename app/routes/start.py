@@ -9,12 +9,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app import scoring
 from app.errors import InvalidInput, KeyMissing, KeyWrong
-from app.games import Games, new_game
+from app.games.usecases import Games, new_game
+from app.games.views import load_views
+from app.http.ratelimit import client_address, retry_after_header, wrong_key_wait
 from app.i18n import _, join_names, pgettext, problem_text
-from app.ratelimit import client_address, retry_after_header, wrong_key_wait
 from app.routes.deps import GamesDep, TableQuery, TablesDep
+from app.rules import scoring
 from app.schemas import GameCreate, PersonIn, PlayerCreate, RulesCreate, TableCreate
 from app.security import (
     EDIT_COOKIE_PREFIX,
@@ -29,9 +30,9 @@ from app.security import (
     table_cookie_name,
     table_keeper_credential,
 )
-from app.tables import MAX_PEOPLE, missing_table
+from app.tables.roster import missing_table
+from app.tables.usecases import MAX_PEOPLE
 from app.urls import table_urls, urls_for
-from app.views import load_views
 from app.web.forms import (
     NOT_A_NUMBER,
     FormDict,

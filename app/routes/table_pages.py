@@ -17,9 +17,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.errors import InvalidInput, KeyMissing, KeyWrong, PersonHasGames
+from app.http.ratelimit import wrong_key_wait
 from app.i18n import _, problem_text
 from app.models import utcnow
-from app.ratelimit import wrong_key_wait
 from app.routes.deps import PersonId, TableId, TablesDep
 from app.schemas import PersonIn, TableUpdate
 from app.security import (
@@ -30,7 +30,8 @@ from app.security import (
     table_cookie_name,
     table_keeper_credential,
 )
-from app.tables import Tables, missing_table
+from app.tables.roster import missing_table
+from app.tables.usecases import Tables
 from app.urls import table_urls
 from app.web.forms import FormDict, read_form
 from app.web.periods import read_period
@@ -152,7 +153,7 @@ async def add_person_page(request: Request, table_id: TableId, tables: TablesDep
 
 @router.post("/t/{table_id}/people/{person_id}", name="rename_person_page")
 async def rename_person_page(request: Request, table_id: TableId, person_id: PersonId, tables: TablesDep) -> Response:
-    """Renames them everywhere: their player in every game of the table (app.tables.Tables.rename_person)."""
+    """Renames them everywhere: their player in every game of the table (app.tables.usecases.Tables.rename_person)."""
     form, credential = await _posted(request, table_id)
     typed = form.get("name", "")[:1000]
     field = f"person-{person_id}"

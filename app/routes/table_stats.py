@@ -1,5 +1,5 @@
 """/api/v1/tables/{id}/stats, /head-to-head and /stats.csv: a table's standings and who beats whom,
-computed by app.standings. Thin: parse the period and the kind, call, answer.
+computed by app.tables.standings. Thin: parse the period and the kind, call, answer.
 
 The ETag is a digest of the answer itself. The table's version is not enough: a round corrected in
 one of its games changes the standings without changing the table. So a 304 saves the transfer, not
@@ -22,15 +22,15 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, 
 from pydantic import Field as PField
 from pydantic_core import PydanticCustomError
 
-from app import standings
 from app.db import SessionDep
+from app.http.jsonanswer import JSONAnswer
+from app.http.problems import problem_responses
 from app.i18n import _
-from app.jsonanswer import JSONAnswer
-from app.problems import problem_responses
+from app.preconditions import none_match
 from app.routes.deps import IfNoneMatch, TableId, operation_id
 from app.spreadsheet import spreadsheet_safe
-from app.table_answers import StatsKind, TableHeadToHead, TableStats
-from app.writes import none_match
+from app.tables import standings
+from app.tables.answers import StatsKind, TableHeadToHead, TableStats
 
 router = APIRouter(prefix="/api/v1", tags=["tables"], generate_unique_id_function=operation_id)
 

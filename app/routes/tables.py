@@ -1,5 +1,5 @@
 """/api/v1/tables: a table, its roster and its people. Thin, like app.routes.api: parse, call
-a use case in app.tables, answer; refusals are answered by the one handler in app.problems."""
+a use case in app.tables.usecases, answer; refusals are answered by the one handler in app.http.problems."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app.answers import TableCreated, TablePublic
+from app.http.jsonanswer import JSONAnswer
+from app.http.jsonbody import StrictJsonRoute
+from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
+from app.http.ratelimit import client_address
 from app.idempotency import Idempotency
-from app.jsonanswer import JSONAnswer
-from app.jsonbody import StrictJsonRoute
 from app.minimal import PersonMinimal, TableCreatedMinimal, TableMinimal, answer, newest_person
 from app.minimal import table as whole_table
-from app.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
-from app.ratelimit import client_address
-from app.roster import table_etag
+from app.preconditions import none_match
 from app.routes.deps import (
     IdempotencyKey,
     IfMatch,
@@ -27,9 +27,9 @@ from app.routes.deps import (
     operation_id,
 )
 from app.schemas import PersonIn, TableCreate, TableUpdate
-from app.tables import TableOutcome
+from app.tables.roster import table_etag
+from app.tables.usecases import TableOutcome
 from app.urls import table_urls  # the pages' links (/t/{id}, /t/{id}/edit/{key}), in one place
-from app.writes import none_match
 
 router = APIRouter(
     prefix="/api/v1", tags=["tables"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id

@@ -1,7 +1,7 @@
 """The view page (and its TV layout), which anyone with the view link opens: the whole page, or the
 `_game.html` fragment a live page asks for after each version event, with an ETag and the 204 of a
 refresh that is already current. The game itself comes from the per-process cache of scored games
-(app.viewcache) while its version is there: a long game then costs what a short one does."""
+(app.games.viewcache) while its version is there: a long game then costs what a short one does."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app import i18n
-from app.assets import build
+from app.games.viewcache import cached_view
+from app.games.views import version_start_and_table
+from app.http.assets import build
+from app.preconditions import none_match
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
 from app.urls import absolute_url
-from app.viewcache import cached_view
-from app.views import version_start_and_table
 from app.web.changes import change_lines
 from app.web.context import game_context, table_link
 from app.web.render import OFFLINE_COPY, is_htmx, render
-from app.writes import none_match
 
 router = APIRouter(include_in_schema=False)
 

@@ -1,5 +1,5 @@
 """What every game's rules share: players, a round as entered, problems and their messages, and what
-a game comes to (GameState). Pure: nothing from the framework or the rest of app but app.names.
+a game comes to (GameState). Pure: nothing from the framework or the rest of app but app.rules.names.
 
 A game is of a *kind* (a rule family: `cards`, `lowest`, `lives`, in app.rules.cards / lowest / lives)
 and a *preset* (Dutch Blitz, Nerts, Ligretto, Dutch, 31: app.rules.presets), whose parameters the
@@ -15,8 +15,8 @@ from dataclasses import field as _field
 from enum import StrEnum
 from typing import Any
 
-from app.names import clean_name, name_message, name_problem
 from app.rules.messages import MESSAGES
+from app.rules.names import clean_name, name_message, name_problem
 
 # A Dutch Blitz deck has 40 cards (1-10 in four colours); the Blitz pile starts with 10 of them.
 DECK_SIZE = 40
@@ -154,7 +154,7 @@ class Problem:
 
 
 def name_refused(code: str, field: str, **where: Any) -> Problem:
-    """A Problem for a refused name (app.names gives the code)."""
+    """A Problem for a refused name (app.rules.names gives the code)."""
     _, params = name_message(code)
     return Problem(code, field, params=params, **where)
 

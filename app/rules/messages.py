@@ -1,9 +1,9 @@
 """What each problem of the rules says, by code, in English (app.rules.base.Problem carries the code
-and its parameters). Pure like the rules: only app.names, whose name messages join these."""
+and its parameters). Pure like the rules: only app.rules.names, whose name messages join these."""
 
 from __future__ import annotations
 
-from app.names import N_, NAME_MESSAGES
+from app.rules.names import N_, NAME_MESSAGES
 
 # What each problem says, by code, in English: the catalogs (app.i18n) translate these templates,
 # and the web and API layers fill in the parameters in the reader's language.

@@ -1,4 +1,4 @@
-"""The "Changes" section of the game pages: the latest logged changes (app.changes), newest first, in
+"""The "Changes" section of the game pages: the latest logged changes (app.games.changes), newest first, in
 plain words ("Round 3 corrected at 21:04: Ben, Blitz 3 → 2"), and whether the scorekeeper may revert each.
 
 Times are UTC on the server (it knows no one's time zone): the page shows them in a <time> element
@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app import scoring
-from app.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
+from app.games.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
+from app.games.views import GameView
 from app.i18n import N_, _, join_names
-from app.views import GameView
+from app.rules import scoring
 
 SHOWN = 10  # the latest changes on the page; every one is in the API
 # What each setting is called when one change moved several ("Rules changed: target 75 → 100; tie

@@ -10,22 +10,23 @@ from typing import Any
 from fastapi import Request
 from sqlmodel import Session, select
 
-from app import scoring, viewcache
-from app.awards import awards
-from app.chart import PHONE, TV, build_chart
-from app.handover import HANDOVER_MINUTES, handover_token
+from app.games import viewcache
+from app.games.handover import HANDOVER_MINUTES, handover_token
+from app.games.views import GameView
 from app.i18n import _, join_names, pgettext, signed
 from app.models import CardTable, utcnow
-from app.outlook import what_it_takes
+from app.rules import scoring
+from app.rules.awards import awards
 from app.rules.cards import BLITZ_WORDS
+from app.rules.outlook import what_it_takes
+from app.rules.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.security import (
     cookie_key,
     csrf_token,
 )
-from app.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.urls import absolute_url, urls_for
-from app.views import GameView
 from app.web.changes import SHOWN, ChangeLine
+from app.web.chart import PHONE, TV, build_chart
 from app.web.presets import preset_name
 from app.web.render import is_htmx
 
@@ -142,7 +143,7 @@ def _banner(view: GameView) -> dict[str, Any] | None:
 
 
 def award_lines(view: GameView) -> list[dict[str, Any]]:
-    """The awards of a finished game (app.awards), each with its players' names joined in the
+    """The awards of a finished game (app.rules.awards), each with its players' names joined in the
     request's language; the banner words them per game. Empty while the game is on, so a tie-break's
     banner has none."""
     names = view.player_names()

@@ -9,13 +9,13 @@ from typing import Any
 
 from starlette.requests import Request
 
-from app import scoring
 from app.errors import InvalidInput
+from app.games.views import GameView
 from app.i18n import N_, _, problem_text
+from app.rules import scoring
 from app.rules.cards import BLITZ_WORDS
+from app.rules.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
 from app.schemas import RoundIn, ScoreIn
-from app.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
-from app.views import GameView
 from app.web.context import RoundForm, entry_players
 from app.web.forms import FormDict
 

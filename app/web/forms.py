@@ -16,8 +16,8 @@ from typing import Any
 
 from fastapi import Request
 
-from app import scoring
 from app.i18n import N_, _, problem_text
+from app.rules import scoring
 from app.rules.cards import BLITZ_WORDS
 from app.web.presets import preset_blurb, preset_name
 from app.web.render import templates

@@ -10,9 +10,9 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.games import Games
+from app.games.usecases import Games
+from app.games.views import GameView
 from app.i18n import _
-from app.views import GameView
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
 from app.web.render import is_htmx, keeper_headers, render
@@ -69,5 +69,5 @@ def keeper_answer(
 
 
 def loaded_view(error: Exception) -> GameView | None:
-    """The game as the refused write loaded it (app.writes), so showing the refusal loads nothing."""
+    """The game as the refused write loaded it (app.games.writes), so showing the refusal loads nothing."""
     return getattr(error, "view", None)

@@ -1,6 +1,6 @@
 """A person's page at a table (`/t/{id}/p/{person_id}`): their figures per game and their row of
-the head-to-head (from app.standings, the table page's own answers narrowed to them), their games at
-the table, and a chart of their results over time (app.results_chart) for the period picked.
+the head-to-head (from app.tables.standings, the table page's own answers narrowed to them), their games at
+the table, and a chart of their results over time (app.web.results_chart) for the period picked.
 
 The chart reads each finished game's result row (`game_result`: total, place, won), the newest
 MAX_GAMES per game, with one windowed query; nothing is scored again.
@@ -17,15 +17,14 @@ from sqlmodel import Session, select
 
 from app.errors import GameNotFound
 from app.i18n import _
-from app.models import CardTable, Game, GameResult, Person, Player
-from app.results_chart import MAX_GAMES, build_results_chart
+from app.models import CardTable, Game, GameResult, Person, Player, as_utc
 from app.rules.cards import BLITZ_WORDS
 from app.rules.presets import PRESETS
-from app.standings import head_to_head, table_stats
-from app.tables import missing_table
-from app.views import as_utc
+from app.tables.roster import missing_table
+from app.tables.standings import head_to_head, table_stats
 from app.web.periods import Period, period_links
 from app.web.presets import preset_name
+from app.web.results_chart import MAX_GAMES, build_results_chart
 from app.web.standings import person_url
 from app.web.tables import game_rows
 
@@ -58,7 +57,7 @@ def person_context(request: Request, session: Session, table_id: str, person_id:
 
 
 def figures(session: Session, table_id: str, person_id: int, since: datetime | None) -> list[dict[str, Any]]:
-    """Their row of each game's standings (app.standings.table_stats), with the game's name."""
+    """Their row of each game's standings (app.tables.standings.table_stats), with the game's name."""
     return [
         {
             "preset": group["preset"],

@@ -14,14 +14,14 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 from app import i18n
-from app.assets import asset_url, build
 from app.config import ROOT
 from app.errors import (
     GameError,
     KeyWrong,
 )
+from app.http.assets import asset_url, build
+from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import _
-from app.ratelimit import retry_after_header, wrong_key_wait
 from app.security import (
     STALE_KEY,
     FormRefused,

@@ -1,6 +1,6 @@
 """What a table's page shows of its finished games: the standings per game, the head-to-head
 matrix and the awards of its latest finished games, for the period picked (app.web.periods). Every
-figure comes from app.standings' SQL (`table_stats`, `head_to_head`); nothing here scores a game
+figure comes from app.tables.standings' SQL (`table_stats`, `head_to_head`); nothing here scores a game
 again, except the few latest games whose awards are kept, loaded and scored as their own pages do.
 
 The section is `templates/_table_stats.html` (`#stats`), part of the table's page and of the fragment
@@ -17,11 +17,11 @@ from fastapi import Request
 from sqlalchemy import func
 from sqlmodel import Session, select
 
+from app.games.views import load_views
 from app.i18n import join_names
-from app.models import Game, GameResult
+from app.models import Game, GameResult, as_utc
 from app.rules.cards import BLITZ_WORDS
-from app.standings import head_to_head, table_stats
-from app.views import as_utc, load_views
+from app.tables.standings import head_to_head, table_stats
 from app.web.context import award_lines
 from app.web.periods import Period, period_links
 from app.web.presets import preset_name
@@ -135,7 +135,7 @@ def kept_awards(
     request: Request, session: Session, table_id: str, since: datetime | None, limit: int = KEPT_AWARDS
 ) -> list[dict[str, Any]]:
     """The awards of the table's latest finished games in the period (at most `limit`), newest first,
-    each under its game: loaded once (app.views.load_views) and given to app.awards as the banner does."""
+    each under its game: loaded once (app.games.views.load_views) and given to app.rules.awards as the banner does."""
     finished = func.max(GameResult.finished_at).label("finished")
     query = select(GameResult.game_id, finished).where(GameResult.table_id == table_id)
     if since is not None:

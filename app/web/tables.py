@@ -1,6 +1,6 @@
 """What the table pages show: a table's page (its roster, its latest games, the keeper's forms
 and the share box), "Your tables" on the start page, and the start page's new-game form bound to a table
-(its roster to tick). Read models over app.tables' `public_table`, so the page and the API agree on who
+(its roster to tick). Read models over app.tables.roster's `public_table`, so the page and the API agree on who
 is on the roster, how many games each played, and which games are finished and who won them.
 """
 
@@ -22,7 +22,7 @@ from app.security import (
     key_matches,
     table_cookie_key,
 )
-from app.tables import missing_table, public_table
+from app.tables.roster import missing_table, public_table
 from app.urls import absolute_url, table_urls
 from app.web.context import qr_code
 from app.web.periods import Period, read_period

@@ -30,7 +30,7 @@ document.addEventListener("securitypolicyviolation", (event) => {
 });
 """
 
-# The worked example of the rules (README, "How scoring works"): scores before the round, then the round (dutch, blitz) per player.
+# The worked example of the rules (docs/rules.md, "A worked example"): scores before the round, then the round (dutch, blitz) per player.
 WORKED_NAMES = ["Ana", "Ben", "Cy", "Dee"]
 WORKED_STARTS = [58, 70, 30, 20]
 WORKED_ROUND = [(22, 0), (14, 3), (11, 5), (9, 7)]

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.handover import USED
+from app.games.handover import USED
 from app.security import HANDED_OVER
 from tests.browser.helpers import Phones, Server, api_game, dutch, fill_round, save_round, scoreboard
 

@@ -3,7 +3,7 @@ winner, the way a scorekeeper does it: tap the game (under "Other games"), maybe
 type the names, start, then for each round tap the first field and type (a count that can't grow moves
 on by itself; "\\n" is the keyboard's "next" where one could), tap who called or knocked, tap Save.
 
-Every expected number is worked out by hand from README "The other games" (never by the engine):
+Every expected number is worked out by hand from docs/rules.md, "The other games" (never by the engine):
 cards: points = centre × +1 + pile left × −2, highest total wins once one reaches the target; Dutch: a
 caller with the lowest hand scores 0 and the rest their hands, a caller without it scores their hand
 (penalty card) and the lowest scores 0, nobody called: every hand counts, lowest total wins once one

@@ -242,7 +242,7 @@ def test_the_rounds_kept_offline_survive_restarting_the_browser(
 
 def test_on_a_plain_http_lan_address_the_rounds_are_still_kept(playwright: Playwright, server: Server):
     # `scripts/run --lan`: http:// on the machine's address, which browsers don't count as secure, so
-    # no service worker (README); the rounds kept while the Wi-Fi is down need none.
+    # no service worker (docs/usage.md, "Offline"); the rounds kept while the Wi-Fi is down need none.
     browser = playwright.chromium.launch(
         executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP blitzboard.lan 127.0.0.1"]
     )

@@ -51,8 +51,8 @@ class Played:
         return {n: 1 if n in self.winners() else 1 + sum(t > totals[n] for t in totals.values()) for n in self.names}
 
     def awards(self) -> list[str]:
-        """Best round, most Blitz calls, biggest comeback, steadiest, as the banner words them (app.awards'
-        rules, README "Awards": ties share one; one that names everyone is left out)."""
+        """Best round, most Blitz calls, biggest comeback, steadiest, as the banner words them (app.rules.awards'
+        rules, docs/rules.md "Awards": ties share one; one that names everyone is left out)."""
         points, names, lines = self.points(), self.names, []
         best = max(max(r) for r in points)
         rounds = {n: {i + 1 for i, r in enumerate(points) if r[s] == best} for s, n in enumerate(names)}

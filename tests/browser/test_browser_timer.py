@@ -48,7 +48,7 @@ def open_with_clock(page: Page, path: str, skew: timedelta) -> None:
 
 def blitz_was(server: Server, game_id: str, seconds_ago: int, *, new_version: bool) -> datetime:
     """Make the game's running round one whose "Blitz!" was `seconds_ago` (whole seconds) in its row in the
-    server's database, and give that moment. A save reads the row afresh under its lock (app.writes), so
+    server's database, and give that moment. A save reads the row afresh under its lock (app.games.writes), so
     it takes the moved start; `new_version` makes it a change, so no view cached before is served again.
     """
     moment = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=seconds_ago)

@@ -1,0 +1,326 @@
+"""Checking a backup before anything of it is written (app.backup.usecases imports it): the whole document,
+every problem found at once, each named by its JSON path (`games[3].rounds[12].scores[1].blitz`).
+
+In three passes, each only when the one before found nothing, so a message never follows from an
+earlier one: the JSON itself and what it says it is (`format`, `format_version`); its shape (types,
+fields, list lengths: the models of app.backup.answers); then what the rules say, exactly as a live
+game would judge it: names (app.rules.names), rules (the presets' bounds), players (`validate_players`), and
+each round by `scoring.validate_round` against the rounds before it (in 31, who is still in).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from app import i18n, validation
+from app.backup.answers import (
+    FORMAT_VERSION,
+    GAME_FORMAT,
+    TABLE_FORMAT,
+    GameBackup,
+    RoundBackup,
+    RulesBackup,
+    TableBackup,
+    TableGameBackup,
+)
+from app.errors import InvalidDocument
+from app.i18n import _, ngettext, problem_text
+from app.rules import scoring
+from app.rules.names import clean_name, game_name_problem, name_key, table_name_problem
+from app.strictjson import BodyProblem, parse
+from app.tables.usecases import checked_name, taken
+
+MAX_REPORTED = 100  # problems listed in one answer: the first ones, in the document's order
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(slots=True)
+class CheckedRound:
+    created_at: datetime
+    started_at: datetime | None
+    duration_s: int | None
+    scores: list[scoring.Score]  # player_id: the player's seat (their place in the game's players)
+
+
+@dataclass(slots=True)
+class CheckedGame:
+    name: str
+    created_at: datetime
+    updated_at: datetime
+    rules: scoring.Rules
+    players: list[scoring.Player]  # id: the seat; names as stored
+    rounds: list[CheckedRound]
+    people: list[int] | None = None  # at a table: each player's person (their place in the table's people)
+
+
+@dataclass(slots=True)
+class CheckedTable:
+    name: str
+    created_at: datetime
+    updated_at: datetime
+    people: list[tuple[str, datetime]]  # name as stored, when they joined
+    games: list[CheckedGame]
+
+
+class Findings:
+    """The problems found so far, each with its path and its message in the request's language."""
+
+    def __init__(self) -> None:
+        self.errors: list[tuple[str, str]] = []
+        self.count = 0  # every problem found, listed or not
+
+    def add(self, path: str, message: str) -> None:
+        self.count += 1
+        if len(self.errors) < MAX_REPORTED:
+            self.errors.append((path, message))
+
+    def rule(self, path: str, problem: scoring.Problem) -> None:
+        self.add(path, problem_text(problem))
+
+    def raise_any(self) -> None:
+        if self.errors:
+            raise _refusal(self.errors)
+
+
+def refused(path: str, message: str) -> InvalidDocument:
+    """The one problem of a document that can't be read any further."""
+    return _refusal([(path, message)])
+
+
+def _refusal(errors: list[tuple[str, str]]) -> InvalidDocument:
+    return InvalidDocument(_("The backup can't be imported, and nothing of it was: see errors."), errors)
+
+
+# --- the first two passes: the JSON, what it says it is, its shape -----------------------------------
+
+
+def read(body: bytes, expected: str) -> dict[str, Any]:
+    """The document parsed strictly (app.strictjson), if it says it is a backup of this format and version."""
+    try:
+        document = parse(body)
+    except BodyProblem as problem:
+        raise refused(problem.field, problem.message) from None
+    except UnicodeDecodeError:
+        raise refused("body", _("The body is not valid JSON: it is not UTF-8 text.")) from None
+    except RecursionError:
+        raise refused("body", _("The body is not valid JSON: it is nested too deeply.")) from None
+    except ValueError:  # json.JSONDecodeError among them
+        raise refused("body", _("The body is not valid JSON.")) from None
+    if not isinstance(document, dict):
+        raise refused("body", _("Input should be an object"))
+    found = document.get("format")
+    if found != expected:
+        if found == GAME_FORMAT:
+            message = _("This is a game's backup: import it with POST /api/v1/games/import.")
+        elif found == TABLE_FORMAT:
+            message = _("This is a table's backup: import it with POST /api/v1/tables/import.")
+        else:
+            message = _("This is not a backup this import reads: “format” must be “{format}”.").format(format=expected)
+        raise refused("format", message)
+    version = document.get("format_version")
+    if "format_version" not in document:
+        raise refused("format_version", _("Field required"))
+    if type(version) is not int:  # not a bool, nor 1.0
+        raise refused("format_version", _("Input should be a valid integer"))
+    if version != FORMAT_VERSION:
+        raise refused(
+            "format_version",
+            _("This server reads backups of format version {supported}; this one is version {version}.").format(
+                supported=FORMAT_VERSION, version=version
+            ),
+        )
+    return document
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "body"
+
+
+def shaped(document: dict[str, Any], model: type[M]) -> M:
+    """The document read into its model, or every problem of its shape (the first of each list)."""
+    try:
+        return model.model_validate(document)
+    except ValidationError as error:
+        english = i18n.current() == i18n.DEFAULT
+        findings = Findings()
+        # pydantic words its messages in English: kept in English, said in our own words in other languages.
+        for e in error.errors(include_url=False):
+            findings.add(_path(tuple(e["loc"])), e["msg"] if english else validation.message(e))  # type: ignore[arg-type]
+        findings.raise_any()
+        raise AssertionError("unreachable") from None
+
+
+# --- the third pass: what the rules say ----------------------------------------------------------
+
+
+def check_game_document(body: bytes, max_rounds: int) -> CheckedGame:
+    data = shaped(read(body, GAME_FORMAT), GameBackup)
+    findings = Findings()
+    game = _game(data, "", findings, max_rounds)
+    findings.raise_any()
+    return game
+
+
+def check_table_document(body: bytes, max_rounds: int) -> CheckedTable:
+    data = shaped(read(body, TABLE_FORMAT), TableBackup)
+    findings = Findings()
+    name = clean_name(data.name)
+    if reason := table_name_problem(name):
+        findings.rule("name", scoring.name_refused(reason, field="name"))
+    people: list[tuple[str, datetime]] = []
+    seen: dict[str, str] = {}  # the names so far, by the key they are compared by
+    for index, person in enumerate(data.people):
+        cleaned, problems = checked_name(person.name)
+        for problem in problems:
+            findings.rule(f"people[{index}].name", problem)
+        if not problems and (other := seen.setdefault(name_key(cleaned), cleaned)) is not cleaned:
+            findings.rule(f"people[{index}].name", taken(other))
+        people.append((cleaned, person.created_at))
+    games = [_game(game, f"games[{i}].", findings, max_rounds, people) for i, game in enumerate(data.games)]
+    findings.raise_any()
+    return CheckedTable(name, data.created_at, data.updated_at, people, games)
+
+
+def _game(
+    data: GameBackup | TableGameBackup,
+    at: str,
+    findings: Findings,
+    max_rounds: int,
+    people: list[tuple[str, datetime]] | None = None,
+) -> CheckedGame:
+    """One game checked as a live game checks its creation and then each round; `at`: its path's start."""
+    before = findings.count
+    name = clean_name(data.name)
+    if reason := game_name_problem(name):
+        findings.rule(f"{at}name", scoring.name_refused(reason, field="name"))
+    rules = _rules(data.rules, f"{at}rules", findings)
+    players = [scoring.Player(seat, clean_name(p.name), p.starting_score) for seat, p in enumerate(data.players)]
+    for problem in scoring.validate_players(players, rules):
+        where = f"{at}players[{problem.index}].{problem.field}" if problem.index is not None else f"{at}players"
+        findings.rule(where, problem)
+    persons = None
+    if people is not None:
+        persons = [p.person for p in data.players]  # type: ignore[union-attr]
+        for seat, (player, person) in enumerate(zip(players, persons, strict=True)):
+            if person >= len(people):
+                findings.add(
+                    f"{at}players[{seat}].person",
+                    _("There is no person {index} among the backup's people.").format(index=person),
+                )
+            elif people[person][0] != player.name:
+                findings.add(
+                    f"{at}players[{seat}].name",
+                    _("At a table a player carries their person's name: this one is {person}, not {name}.").format(
+                        person=people[person][0], name=player.name
+                    ),
+                )
+    if len(data.rounds) > max_rounds:
+        findings.add(
+            f"{at}rounds",
+            ngettext(
+                "A game can hold at most {limit} round; this one has {count}.",
+                "A game can hold at most {limit} rounds; this one has {count}.",
+                max_rounds,
+            ).format(limit=max_rounds, count=len(data.rounds)),
+        )
+    rounds = [_round(r, f"{at}rounds[{n}]", rules, players, findings) for n, r in enumerate(data.rounds)]
+    if rules is not None and findings.count == before:  # each round against the ones before it
+        _play(rules, players, rounds, f"{at}rounds", findings)
+    return CheckedGame(name, data.created_at, data.updated_at, rules or scoring.Rules(), players, rounds, persons)
+
+
+def _rules(data: RulesBackup, at: str, findings: Findings) -> scoring.Rules | None:
+    """The rules, if they are a preset's kind with every parameter of the kind, in its bounds."""
+    preset = scoring.PRESETS[data.preset]
+    if preset.kind != data.kind:
+        findings.rule(f"{at}.preset", scoring.Problem("preset_kind", field="preset", params=_kind(data)))
+        return None
+    params = data.params()
+    allowed = scoring.PARAMS[preset.kind]
+    wrong = [name for name in params if name not in allowed]
+    for name in wrong:
+        findings.rule(f"{at}.{name}", scoring.Problem("param_not_in_kind", field=name, params={"field": name}))
+    missing = [name for name in allowed if name not in params]
+    for name in missing:
+        findings.add(f"{at}.{name}", _("Field required"))
+    if wrong or missing:
+        return None
+    rules = scoring.with_params(preset, params)
+    problems = scoring.validate_rules(rules)
+    for problem in problems:
+        findings.rule(f"{at}.{problem.field}", problem)
+    return None if problems else rules
+
+
+def _kind(data: RulesBackup) -> dict[str, str]:
+    return {"preset": data.preset, "kind": data.kind}
+
+
+def _round(
+    data: RoundBackup, at: str, rules: scoring.Rules | None, players: list[scoring.Player], findings: Findings
+) -> CheckedRound:
+    """The round's scores as the rules take them; the fields of another kind are left for the rules to refuse."""
+    scores = [scoring.Score(s.player, s.dutch, s.blitz, s.hand, bool(s.called)) for s in data.scores]
+    if rules is not None:
+        names = {p.id: p.name for p in players}
+        called = [i for i, s in enumerate(data.scores) if s.called is not None]
+        if rules.kind == scoring.Kind.CARDS:
+            for i in called:
+                name = names.get(data.scores[i].player, str(data.scores[i].player))
+                findings.rule(
+                    f"{at}.scores[{i}].called",
+                    scoring.Problem("not_in_kind", field="called", params={"name": name, "field": "called"}),
+                )
+        elif sum(s.called is True for s in data.scores) > 1:
+            findings.add(f"{at}.scores", _("Only one player can call or knock in a round."))
+    return CheckedRound(data.created_at, data.started_at, data.duration_s, scores)
+
+
+def _play(
+    rules: scoring.Rules, players: list[scoring.Player], rounds: list[CheckedRound], at: str, findings: Findings
+) -> None:
+    """Each round as `scoring.validate_round` judges it after the rounds before it, as a live game's new round."""
+    final = scoring.score_game(players, rules, [r.scores for r in rounds])
+    out_in = {s.player.id: s.out_in for s in final.standings if s.out_in is not None}  # `lives`: who went out when
+    for number, round_ in enumerate(rounds, 1):
+        where = f"{at}[{number - 1}]"
+        caller = scoring.caller_of(round_.scores) if rules.kind != scoring.Kind.CARDS else None
+        before = final
+        if rules.kind == scoring.Kind.LIVES:
+            before = replace(final, out=frozenset(p for p, n in out_in.items() if n < number))
+            playing = before.playing(players)
+            if len(playing) < 2:
+                findings.add(
+                    where,
+                    _("The game was over before this round: only {name} was still in.").format(
+                        name=playing[0].name if playing else "–"
+                    ),
+                )
+                continue
+        called_at = next((i for i, s in enumerate(round_.scores) if s.called), None)
+        for problem in scoring.validate_round(players, round_.scores, rules, caller, before):
+            findings.rule(_score_path(where, problem, called_at), problem)
+
+
+# Where a rule's problem with a round points in the document: its score's field ("player" for the
+# rules' "player_id"), the caller's `called`, or the round's scores.
+def _score_path(where: str, problem: scoring.Problem, called_at: int | None) -> str:
+    if problem.field in ("caller", "knocker"):
+        return f"{where}.scores[{called_at}].called" if called_at is not None else f"{where}.scores"
+    if problem.index is not None:
+        field = "player" if problem.field == "player_id" else problem.field
+        return f"{where}.scores[{problem.index}].{field}"
+    return f"{where}.scores"
+
+
+def canonical(document: Any) -> str:
+    """A document in one canonical spelling (for fingerprints)."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,319 @@
+"""Backups you can hold: a table, or one game, as one JSON document (its shape:
+app.backup.answers), and a new table or game made from one.
+
+An export holds everything a game needs to be itself again (its name, rules, times, players and each
+round as entered) and nothing that is only the server's: no ids but the exported thing's own at the
+top, no keys, no version, no correction log, no replay records, no running round's start (a countdown
+restored days later means nothing). People are referred to by their place in the roster, players by
+their place at the table. It is built in a fixed order by hand, so the same data is always the same
+bytes: export, import and export again, and the two differ only in that top-level id.
+
+An import checks the whole document first (app.backup.check) and writes nothing unless all of it is
+right; then everything in one write transaction, with new ids and keys, the document's timestamps,
+version 1, and each game's result rows at a table (app.games.results), as if it had been played here.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from app.backup.answers import FORMAT_VERSION, GAME_FORMAT, TABLE_FORMAT
+from app.backup.check import check_game_document, check_table_document
+from app.backup.writes import inserted, prepare, write_games
+from app.config import Settings
+from app.db import begin_write, serial_writes
+from app.errors import ReplayUnavailable
+from app.games.views import GameView, load_view, load_views, missing_game, scored_view
+from app.games.writes import Outcome, UrlsFor
+from app.i18n import _
+from app.idempotency import (
+    CREATE,
+    IMPORT_GAME_SCOPE,
+    IMPORT_TABLE_SCOPE,
+    Idempotency,
+    Record,
+    Replays,
+    restore,
+    snapshot,
+)
+from app.models import CardTable, Game, Person, Round, as_utc
+from app.rules import scoring
+from app.rules.names import name_key
+from app.rules.timing import RoundTime
+from app.sealing import SealBroken, Sealer
+from app.security import hash_key, new_edit_key, new_game_id
+from app.tables.roster import missing_table, public_table
+from app.tables.usecases import TableOutcome, TableUrls, table_scope
+
+# The replay records of imports: scopes of their own, as their sealed keys are not a creation's.
+NO_TIME = RoundTime()
+T = TypeVar("T")
+
+
+# --- export ---------------------------------------------------------------------------------------
+
+
+def _moment(moment: datetime) -> str:
+    return as_utc(moment).isoformat().replace("+00:00", "Z")
+
+
+def _maybe_moment(moment: datetime | None) -> str | None:
+    return None if moment is None else _moment(moment)
+
+
+def _consistent_reads(session: Session) -> None:
+    """Every query of an export sees the database as its first did, so a round saved meanwhile is in all
+    of them or none (SQLite's read transaction does this already; PostgreSQL's default reads afresh)."""
+    if session.in_transaction():
+        session.commit()
+    if session.get_bind().dialect.name == "postgresql":
+        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+
+
+def export_game(session: Session, game_id: str) -> dict[str, Any]:
+    """One game as a document (`"format": "blitzboard-game"`). A game at a table exports as a game of
+    its own: its players' names, not the people they are."""
+    _consistent_reads(session)
+    game = session.get(Game, game_id)
+    if game is None:
+        raise missing_game(session, game_id)
+    view = load_view(session, game)
+    saved = dict(session.exec(select(Round.id, Round.created_at).where(Round.game_id == game_id)).all())
+    return {"format": GAME_FORMAT, "format_version": FORMAT_VERSION, "id": game.id, **_game(view, saved)}
+
+
+def export_table(session: Session, table_id: str) -> dict[str, Any]:
+    """A table as a document (`"format": "blitzboard-table"`): its roster and every game played at it."""
+    _consistent_reads(session)
+    table = session.get(CardTable, table_id)
+    if table is None:
+        raise missing_table(table_id)
+    people = session.exec(select(Person).where(Person.table_id == table_id).order_by(Person.id)).all()  # type: ignore[arg-type]
+    # In the order they were created; equal moments by id, in Python, whose order every database shares.
+    games = sorted(
+        session.exec(select(Game).where(Game.table_id == table_id)).all(), key=lambda g: (as_utc(g.created_at), g.id)
+    )
+    saved = dict(
+        session.exec(
+            select(Round.id, Round.created_at).join(Game, Game.id == Round.game_id).where(Game.table_id == table_id)  # type: ignore[arg-type]
+        ).all()
+    )
+    place = {person.id: index for index, person in enumerate(people)}
+    return {
+        "format": TABLE_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "id": table.id,
+        "name": table.name,
+        "created_at": _moment(table.created_at),
+        "updated_at": _moment(table.updated_at),
+        "people": [{"name": p.name, "created_at": _moment(p.created_at)} for p in people],
+        "games": [_game(view, saved, place) for view in (load_views(session, games) if games else [])],
+    }
+
+
+def _game(view: GameView, saved: dict[int, datetime], place: dict[int | None, int] | None = None) -> dict[str, Any]:
+    """A game's part of a document; `saved`: each round's created_at by id; `place`: at a table, each
+    person's place in the roster."""
+    game = view.game
+    seat = {p.id: index for index, p in enumerate(view.players)}
+    players = [{"name": p.name, "starting_score": p.starting_score} for p in view.players]
+    if place is not None:
+        players = [player | {"person": place[p.person_id]} for player, p in zip(players, view.players, strict=True)]
+    cards = view.rules.kind == scoring.Kind.CARDS
+    rounds = []
+    for round_id, scored in zip(view.round_ids, view.state.rounds, strict=True):
+        time = view.times.get(round_id, NO_TIME)
+        if cards:
+            scores = [{"player": seat[s.player_id], "dutch": s.dutch, "blitz": s.blitz} for s in scored.scores]
+        else:  # `lives`: only the players still in, as stored
+            scores = [{"player": seat[s.player_id], "hand": s.hand, "called": s.called} for s in scored.scores]
+        rounds.append(
+            {
+                "created_at": _moment(saved[round_id]),
+                "started_at": _maybe_moment(time.started_at),
+                "duration_s": time.duration_s,
+                "scores": scores,
+            }
+        )
+    return {
+        "name": game.name,
+        "created_at": _moment(game.created_at),
+        "updated_at": _moment(game.updated_at),
+        "rules": scoring.public_rules(view.rules),
+        "players": players,
+        "rounds": rounds,
+    }
+
+
+# --- import ---------------------------------------------------------------------------------------
+
+
+class Backups:
+    """Export and import (the use cases): an import is one write transaction, like a game's creation,
+    and a retry with its Idempotency-Key (from the same client) gets the first answer, keys included."""
+
+    def __init__(self, session: Session, settings: Settings, sealer: Sealer):
+        self.session = session
+        self.settings = settings
+        self.replays = Replays(session, sealer, settings.idempotency_hours, settings.rotation_replay_minutes)
+
+    def export_game(self, game_id: str) -> dict[str, Any]:
+        return export_game(self.session, game_id)
+
+    def export_table(self, table_id: str) -> dict[str, Any]:
+        return export_table(self.session, table_id)
+
+    def import_game(
+        self, body: bytes, urls_for: UrlsFor, idempotency: Idempotency | None = None, client: str = ""
+    ) -> Outcome:
+        """A new game of its own from a game's document: 201 with the game, its `edit_key` and `urls`."""
+        [new] = prepare([check_game_document(body, self.settings.max_rounds_per_game)])
+        replays, session = self.replays, self.session
+        record_key, mac = self._keys(IMPORT_GAME_SCOPE, idempotency, client)
+
+        def run() -> Outcome:
+            with serial_writes(session):
+                begin_write(session)
+                try:
+                    if idempotency and (record := replays.find(IMPORT_GAME_SCOPE, record_key, mac)):
+                        outcome = self._replayed_game(record, idempotency, urls_for)
+                        session.rollback()
+                        return outcome
+                    [view] = write_games(session, [new])
+                    game, edit_key = view.game, new.edit_key
+                    answer = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
+                    if idempotency:
+                        times = [view.times.get(round_id, NO_TIME) for round_id in view.round_ids]
+                        blob = snapshot(game, view.players, [scores for _, scores in view.played()], times)
+                        replays.remember(
+                            IMPORT_GAME_SCOPE, record_key, mac, CREATE, 201, blob, game.version,
+                            edit_key=edit_key, idempotency=idempotency, game_id=game.id,
+                        )  # fmt: skip
+                    session.commit()
+                    return Outcome(201, answer, view)
+                except BaseException:
+                    session.rollback()
+                    raise
+
+        return _looking_again(run, idempotency)
+
+    def import_table(
+        self, body: bytes, urls: TableUrls, idempotency: Idempotency | None = None, client: str = ""
+    ) -> TableOutcome:
+        """A new table from a table's document: 201 with the table as `GET /tables/{id}` answers it, its
+        `edit_key` and `urls`, and `game_keys`: each game's new id and own key, in the document's order."""
+        checked = check_table_document(body, self.settings.max_rounds_per_game)
+        table_id = new_game_id()
+        games = prepare(checked.games, table_id)
+        replays, session = self.replays, self.session
+        record_key, mac = self._keys(IMPORT_TABLE_SCOPE, idempotency, client)
+
+        def run() -> TableOutcome:
+            with serial_writes(session):
+                begin_write(session)
+                try:
+                    if idempotency and (record := replays.find(IMPORT_TABLE_SCOPE, record_key, mac)):
+                        outcome = self._replayed_table(record, idempotency, urls)
+                        session.rollback()
+                        return outcome
+                    table_key = new_edit_key()
+                    table = CardTable(
+                        id=table_id,
+                        name=checked.name,
+                        edit_key_hash=hash_key(table_key),
+                        created_at=checked.created_at,
+                        updated_at=checked.updated_at,
+                    )
+                    session.add(table)
+                    session.flush()
+                    person_ids = inserted(
+                        session,
+                        Person,
+                        [
+                            {"table_id": table.id, "name": name, "name_key": name_key(name), "created_at": joined}
+                            for name, joined in checked.people
+                        ],
+                    )
+                    write_games(session, games, person_ids)
+                    answer = public_table(session, table)
+                    game_keys = [{"id": new.game.id, "edit_key": new.edit_key} for new in games]
+                    if idempotency:
+                        # Every key sealed together: a replay gives back the whole first answer or nothing.
+                        blob = zlib.compress(_json(answer | {"game_ids": [g["id"] for g in game_keys]}).encode(), 9)
+                        sealed = _json({"table": table_key, "games": [g["edit_key"] for g in game_keys]})
+                        replays.remember(
+                            IMPORT_TABLE_SCOPE, record_key, mac, CREATE, 201, blob, table.version,
+                            edit_key=sealed, idempotency=idempotency, game_id=table_scope(table.id),
+                        )  # fmt: skip
+                    session.commit()
+                except BaseException:
+                    session.rollback()
+                    raise
+            extra = {"edit_key": table_key, "urls": urls(table.id, table_key), "game_keys": game_keys}
+            return TableOutcome(201, answer | extra)
+
+        return _looking_again(run, idempotency)
+
+    # replays
+
+    def _keys(self, scope: str, idempotency: Idempotency | None, client: str) -> tuple[str, str]:
+        """The replay record's key (bound to the client, as a creation's) and the request's fingerprint."""
+        if not idempotency:
+            return "", ""
+        return (
+            self.replays.lookup_key(CREATE, scope, client, idempotency),
+            self.replays.request_mac(CREATE, idempotency),
+        )
+
+    def _sealed(self, record: Record, idempotency: Idempotency, scope_id: str) -> str:
+        try:
+            return self.replays.edit_key(record, idempotency, scope_id)
+        except SealBroken:
+            raise ReplayUnavailable(
+                _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
+            ) from None
+
+    def _replayed_game(self, record: Record, idempotency: Idempotency, urls_for: UrlsFor) -> Outcome:
+        game, players, played, times = restore(record.snapshot)
+        answer = scored_view(game, players, played, times).public()
+        edit_key = self._sealed(record, idempotency, game.id)
+        answer |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
+        return Outcome(record.status_code, answer, None, replayed=True)
+
+    def _replayed_table(self, record: Record, idempotency: Idempotency, urls: TableUrls) -> TableOutcome:
+        answer = json.loads(zlib.decompress(record.snapshot))
+        game_ids = answer.pop("game_ids")
+        # A game deleted since (or pruned) is gone with its key: the first answer can't be given again.
+        if len(self.session.exec(select(Game.id).where(Game.id.in_(game_ids))).all()) != len(game_ids):  # type: ignore[attr-defined]
+            raise ReplayUnavailable(
+                _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
+            )
+        keys = json.loads(self._sealed(record, idempotency, table_scope(answer["id"])))
+        answer |= {
+            "edit_key": keys["table"],
+            "urls": urls(answer["id"], keys["table"]),
+            "game_keys": [{"id": i, "edit_key": k} for i, k in zip(game_ids, keys["games"], strict=True)],
+        }
+        return TableOutcome(record.status_code, answer, replayed=True)
+
+
+def _looking_again(run: Callable[[], T], idempotency: Idempotency | None) -> T:
+    try:
+        return run()
+    except IntegrityError:
+        # Another request with the same Idempotency-Key committed first (PostgreSQL, where nothing
+        # serialises two creations): its answer is now stored, so look again.
+        if not idempotency:
+            raise
+        return run()
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,288 @@
+"""The read model: a game loaded once and what its rounds mean, shaped for the pages and the API.
+
+One loader for one game or many (three queries however many games and rounds), the scoring of the
+stored rounds by app.rules.scoring, and the API's JSON shape built in one place (to_public).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Engine, bindparam
+from sqlmodel import Session, select
+
+from app.errors import GameError, GameGone, GameNotFound
+from app.i18n import _
+from app.models import CardTable, DeletedGame, Game, Player, Round, RoundScore, as_utc
+from app.rules import scoring
+from app.rules.timing import RoundTime
+
+# Rounds as stored: (round id, each player's cards), in the order played.
+
+
+@dataclass(slots=True)
+class GameView:
+    game: Game
+    players: list[Player]
+    round_ids: list[int]  # in the order played: round n is round_ids[n - 1]
+    state: scoring.GameState
+    # Each timed round's start and duration, by round id (app.rules.timing); a round not in it has neither.
+    times: dict[int, RoundTime] = field(default_factory=dict)
+    # What pages work out from this view (app.games.viewcache.derived): a dict only on a view the app's view
+    # cache shares, so it is made once per cached version; None on any other view (made every time).
+    derived: dict[Any, Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rules(self) -> scoring.Rules:
+        return self.state.rules
+
+    def player_names(self) -> dict[int, str]:
+        return {p.id: p.name for p in self.players}
+
+    def public(self) -> dict[str, Any]:
+        return to_public(self)
+
+    def timings(self) -> dict[int, RoundTime]:
+        """Each round's time by its number (1, 2, ...), for the pages: `timings[r.number].duration_s`."""
+        return {n: self.times.get(round_id, RoundTime()) for n, round_id in enumerate(self.round_ids, 1)}
+
+    def played(self) -> scoring.Played:
+        """The rounds as stored: (round id, each player's cards), in order."""
+        if self.state.rules.kind == scoring.Kind.CARDS:
+            return [
+                (round_id, [scoring.Score(s.player_id, s.dutch, s.blitz) for s in scored.scores])
+                for round_id, scored in zip(self.round_ids, self.state.rounds, strict=True)
+            ]
+        return [
+            (round_id, [scoring.Score(s.player_id, None, None, s.hand, s.called) for s in scored.scores])
+            for round_id, scored in zip(self.round_ids, self.state.rounds, strict=True)
+        ]
+
+
+# Each rule (app.rules' name, in the order of scoring.Rules) and the game's column that stores it.
+RULE_COLUMNS = {f.name: {"end": "end_by", "rounds": "round_limit"}.get(f.name, f.name) for f in fields(scoring.Rules)}
+_ENUMS = {"tie_break": scoring.TieBreak, "kind": scoring.Kind, "end": scoring.End}
+
+
+def rules_of(game: Game) -> scoring.Rules:
+    values = {name: getattr(game, column) for name, column in RULE_COLUMNS.items()}
+    for name, enum in _ENUMS.items():
+        values[name] = enum(values[name])
+    return scoring.Rules(**values)
+
+
+def set_rules(game: Game, rules: scoring.Rules) -> None:
+    """Store the rules on the game's row (every parameter, whatever the kind)."""
+    for name, column in RULE_COLUMNS.items():
+        value = getattr(rules, name)
+        setattr(game, column, value.value if isinstance(value, StrEnum) else value)
+
+
+# A round's part of the game's JSON, per kind: its scores (one comprehension a round, not a call a
+# score: a long game has thousands) and what the round adds.
+def _cards_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "scores": [
+            {"player_id": s.player_id, "dutch": s.dutch, "blitz": s.blitz, "points": s.points, "total": s.total}
+            for s in r.scores
+        ],
+    }
+
+
+def _lowest_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "scores": [{"player_id": s.player_id, "hand": s.hand, "points": s.points, "total": s.total} for s in r.scores],
+        "caller": r.caller,
+        "penalty": r.penalty,
+    }
+
+
+def _lives_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    return {
+        "number": r.number,
+        "scores": [
+            {"player_id": s.player_id, "hand": s.hand, "lives_lost": s.lives_lost, "lives": s.total} for s in r.scores
+        ],
+        "knocker": r.caller,
+        "void": r.void,
+    }
+
+
+_ROUND_PUBLIC = {scoring.Kind.CARDS: _cards_round, scoring.Kind.LOWEST: _lowest_round, scoring.Kind.LIVES: _lives_round}
+
+
+def _timestamp(moment: datetime) -> str:
+    # The same text pydantic gives a UTC datetime (answers.GamePublic documents the shape).
+    return as_utc(moment).isoformat().replace("+00:00", "Z")
+
+
+def _maybe_timestamp(moment: datetime | None) -> str | None:
+    return None if moment is None else _timestamp(moment)
+
+
+def to_public(view: GameView) -> dict[str, Any]:
+    """The game as the API answers it: the shape of answers.GamePublic, built as plain JSON-ready data.
+
+    Built by hand rather than through the pydantic models: a long game has thousands of scores,
+    and every save answers the whole game (tests/test_api.py checks it against the documented schema).
+    """
+    state = view.state
+    game = view.game
+    ranks = {s.player.id: s.rank for s in state.standings}
+    kind = state.rules.kind
+    lives = kind == scoring.Kind.LIVES
+    round_public = _ROUND_PUBLIC[kind]
+    no_time = RoundTime()
+    times = [view.times.get(round_id, no_time) for round_id in view.round_ids]
+    return {
+        "id": game.id,
+        "name": game.name,
+        "version": game.version,
+        "created_at": _timestamp(game.created_at),
+        "updated_at": _timestamp(game.updated_at),
+        "status": state.status,
+        "winners": list(state.winners),
+        "tie_break": state.tie_break_due,
+        "leaders": list(state.leaders),
+        "rules": scoring.public_rules(state.rules),
+        "players": [
+            {
+                "id": p.id,
+                "name": p.name,
+                "starting_score": p.starting_score,
+                "total": state.totals[p.id],
+                "rank": ranks[p.id],
+                "person_id": p.person_id,
+            }
+            | ({"lives": state.totals[p.id], "out": p.id in state.out} if lives else {})
+            for p in view.players
+        ],
+        "rounds": [
+            round_public(r) | {"started_at": _maybe_timestamp(t.started_at), "duration_s": t.duration_s}
+            for r, t in zip(state.rounds, times, strict=True)
+        ],
+        "round_started_at": _maybe_timestamp(game.round_started_at),
+        "table_id": game.table_id,
+    }
+
+
+def load_view(session: Session, game: Game) -> GameView:
+    return load_views(session, [game])[0]
+
+
+def load_views(session: Session, games: list[Game]) -> list[GameView]:
+    """Games, their players and what their rounds mean: three queries however many games and rounds.
+
+    Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
+    The statements are built once (module level) and take the ids as an expanding parameter.
+    """
+    ids = [game.id for game in games]
+    players: dict[str, list[Player]] = {game_id: [] for game_id in ids}
+    for player in session.exec(PLAYERS_OF, params={"ids": ids}):
+        players[player.game_id].append(player)
+    rounds: dict[str, list[int]] = {game_id: [] for game_id in ids}
+    times: dict[int, RoundTime] = {}
+    # Core statements on the session's connection: plain rows without the ORM's per-statement work.
+    connection = session.connection()
+    for game_id, round_id, started_at, duration_s in connection.execute(ROUNDS_OF, {"ids": ids}):
+        rounds[game_id].append(round_id)
+        if started_at is not None or duration_s is not None:
+            times[round_id] = RoundTime(started_at and as_utc(started_at), duration_s)
+    scores: dict[int, list[scoring.Score]] = {
+        round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
+    }
+    for round_id, player_id, dutch, blitz, hand, called in connection.execute(SCORES_OF, {"ids": ids}):
+        bucket = scores.get(round_id)
+        if bucket is None:  # a round saved since the rounds were read (PostgreSQL reads each statement afresh)
+            continue
+        bucket.append(
+            scoring.Score(player_id, dutch, blitz)
+            if hand is None
+            else scoring.Score(player_id, None, None, hand, bool(called))
+        )
+    return [
+        scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]], times)
+        for game in games
+    ]
+
+
+_IDS = bindparam("ids", expanding=True)
+PLAYERS_OF = select(Player).where(Player.game_id.in_(_IDS)).order_by(Player.seat)
+ROUNDS_OF = (
+    select(Round.game_id, Round.id, Round.started_at, Round.duration_s)
+    .where(Round.game_id.in_(_IDS))
+    .order_by(Round.id)
+)
+SCORES_OF = (
+    select(
+        RoundScore.round_id,
+        RoundScore.player_id,
+        RoundScore.dutch,
+        RoundScore.blitz,
+        RoundScore.hand,
+        RoundScore.called,
+    )
+    .join(Round, RoundScore.round_id == Round.id)
+    .where(Round.game_id.in_(_IDS))
+)
+
+
+def current_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
+    """The version of each game that exists (for event streams, which outlive any request's session)."""
+    with Session(engine) as session:
+        return dict(session.exec(select(Game.id, Game.version).where(Game.id.in_(game_ids))).all())
+
+
+def version_and_start(session: Session, game_id: str) -> tuple[int, datetime | None] | None:
+    """The game's version and running round's start (None when there is no such game): one small query."""
+    row = session.exec(select(Game.version, Game.round_started_at).where(Game.id == game_id)).first()
+    return None if row is None else (row[0], row[1] and as_utc(row[1]))
+
+
+def version_start_and_table(session: Session, game_id: str) -> tuple[int, datetime | None, int | None] | None:
+    """version_and_start, and the version of the game's table (None for a game of its own), in the same
+    one query: the view page's ETag takes in the table its page links to (app.routes.view_pages)."""
+    row = session.exec(
+        select(Game.version, Game.round_started_at, CardTable.version)
+        .outerjoin(CardTable, CardTable.id == Game.table_id)  # type: ignore[arg-type]
+        .where(Game.id == game_id)
+    ).first()
+    return None if row is None else (row[0], row[1] and as_utc(row[1]), row[2])
+
+
+def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, datetime | None] | None:
+    """For event streams, which outlive any request's session."""
+    with Session(engine) as session:
+        return version_and_start(session, game_id)
+
+
+def scored_view(
+    game: Game, players: list[Player], played: scoring.Played, times: dict[int, RoundTime] | None = None
+) -> GameView:
+    state = scoring.score_game(
+        [scoring.Player(p.id, p.name, p.starting_score) for p in players],
+        rules_of(game),
+        [scores for _, scores in played],
+    )
+    round_ids = [round_id for round_id, _ in played]
+    # Only this game's rounds (`times` may be shared by several games, or hold a deleted round's).
+    own = {round_id: times[round_id] for round_id in round_ids if round_id in times} if times else {}
+    return GameView(game, players, round_ids, state, own)
+
+
+def missing_game(session: Session, game_id: str) -> GameError:
+    """What to say of a game that is not there: deleted by its scorekeeper (410), or never was (404)."""
+    if session.get(DeletedGame, game_id) is not None:
+        return GameGone(_("This game was deleted by its scorekeeper."))
+    return GameNotFound(_("There is no game {game_id}.").format(game_id=repr(game_id)))
+
+
+def was_deleted(engine: Engine, game_id: str) -> bool:
+    """For event streams, which outlive any request's session."""
+    with Session(engine) as session:
+        return session.get(DeletedGame, game_id) is not None

@@ -1,0 +1,348 @@
+"""The write transaction every change to a game shares, and what a write answers.
+
+One transaction per change: the write lock (BEGIN IMMEDIATE on SQLite, the game's row lock on
+PostgreSQL), the edit key checked, a repeated Idempotency-Key answered with the first answer (a key
+rotation's replay looked up before the key check), If-Match checked, the change (asked of
+app.rules.scoring by the use case), the version bumped, the replay record kept, COMMIT, and only then
+"game X is at version N" published (on PostgreSQL the other processes hear it by a NOTIFY sent after
+the COMMIT: app.live_pg). Run once more when the connection drops before COMMIT.
+
+Every row goes by Core statements built once (module level), on the write's connection: never the
+ORM's unit of work, whose flush works out again on every save what changed and how to write it. The
+game's row is read with its lock, detached from the session, changed by the use case and written
+back by one UPDATE of what changed. The game before the change comes from app.games.viewcache when it holds
+the version just locked (the rows of that version, as every change moves the version on), else from
+the database.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import Session, select
+
+from app.config import Settings
+from app.db import begin_write, serial_writes
+from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
+from app.games.results import record_results
+from app.games.viewcache import ViewCache
+from app.games.views import GameView, load_view, missing_game, scored_view
+from app.i18n import _
+from app.idempotency import ROTATE, WRITE, Idempotency, Record, Replays, restore, snapshot
+from app.live import Broker
+from app.models import Game, Round, RoundScore, utcnow
+from app.preconditions import etag_matches
+from app.rules import scoring
+from app.rules.scoring import Played
+from app.rules.timing import RoundTime, epoch_ms
+from app.schemas import RoundIn
+from app.sealing import SealBroken, Sealer
+from app.security import Credential, key_matches
+
+log = logging.getLogger("blitzboard.games")
+
+NO_TIME = RoundTime()
+# The write's statements, built once: plain Core on the write's connection, never the ORM's unit of
+# work (whose flush works out again, on every save, what changed and how to write it).
+GAME_TABLE = Game.__table__  # type: ignore[attr-defined]
+GAME_COLUMNS = tuple(column.key for column in GAME_TABLE.columns if column.key != "id")
+GAME_UPDATE = GAME_TABLE.update().where(GAME_TABLE.c.id == bindparam("game_key"))  # SET: the columns changed
+ROUNDS = Round.__table__  # type: ignore[attr-defined]
+SCORES = RoundScore.__table__  # type: ignore[attr-defined]
+ROUND_INSERT = ROUNDS.insert()
+ROUND_TIME_UPDATE = ROUNDS.update().where(ROUNDS.c.id == bindparam("round_key"))
+ROUND_DELETE = ROUNDS.delete().where(ROUNDS.c.id == bindparam("round_key"))
+SCORE_INSERT = SCORES.insert()
+SCORES_DELETE = SCORES.delete().where(SCORES.c.round_id == bindparam("round_key"))
+# The round's field that names who called Dutch or knocked, by kind (`cards` has none).
+CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
+LOCK_GAME = (  # built once; read afresh even when the session read the game earlier in the request
+    select(Game).where(Game.id == bindparam("game_id")).with_for_update().execution_options(populate_existing=True)
+)
+UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
+
+
+@dataclass(slots=True)
+class Outcome:
+    status: int
+    body: dict[str, Any]  # the API's answer (GamePublic, plus edit_key and urls on creation)
+    view: GameView | None  # None when this is a replay of an earlier answer
+    replayed: bool = False
+
+    @property
+    def version(self) -> int:
+        return int(self.body["version"])
+
+
+def _columns(game: Game) -> tuple[Any, ...]:
+    return tuple(getattr(game, name) for name in GAME_COLUMNS)
+
+
+def check_key(game: Game, credential: Credential) -> None:
+    if not credential.key:
+        raise KeyMissing(_("Changing a game needs its edit key (Authorization: Bearer <edit key>)."))
+    if not key_matches(credential.key, game.edit_key_hash):
+        raise KeyWrong(_("That is not this game's edit key."))
+
+
+def check_version(game: Game, if_match: str | None) -> None:
+    if if_match is not None and not etag_matches(if_match, game.version):
+        raise VersionMismatch(
+            _("The game is at version {version}, not {if_match}: load it again and retry.").format(
+                version=game.version, if_match=if_match
+            )
+        )
+
+
+class WriteTransactions:
+    """The machinery of every write; app.games.usecases.Games adds the use cases."""
+
+    def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer, views: ViewCache):
+        self.session = session
+        self.broker = broker
+        self.settings = settings
+        self.views = views  # the app's cache of scored games (app.games.viewcache)
+        self.replays = Replays(session, sealer, settings.idempotency_hours, settings.rotation_replay_minutes)
+        self._committing = False
+
+    def _attempts(self, run: Callable[[], Outcome]) -> Outcome:
+        """Run a write transaction; once more when the database connection was lost before COMMIT.
+
+        Nothing was committed then, so running it again cannot count anything twice. A connection
+        lost during COMMIT may or may not have committed: that error goes up (a 503 with
+        Retry-After), and the client's retry with its Idempotency-Key settles which it was.
+        """
+        for attempt in (1, 2):
+            self._committing = False
+            try:
+                return run()
+            except DBAPIError as error:
+                if attempt == 2 or not error.connection_invalidated or self._committing:
+                    raise
+                log.warning(
+                    "database connection lost before COMMIT; running the write again (%s)", type(error.orig).__name__
+                )
+        raise AssertionError("unreachable")
+
+    def _locked(self, game_id: str) -> Game:
+        """The game's row, locked for this write transaction (404, or 410 for a deleted game)."""
+        game = self.session.exec(LOCK_GAME, params={"game_id": game_id}).first()
+        if game is None:
+            raise missing_game(self.session, game_id)
+        return game
+
+    def _write(
+        self,
+        game_id: str,
+        credential: Credential,
+        change: Callable[[GameView], Played | None],
+        *,
+        if_match: str | None,
+        idempotency: Idempotency | None,
+        status: int = 200,
+        operation: str = WRITE,
+        new_key: str | None = None,
+        urls_for: UrlsFor | None = None,
+        view_on_refusal: bool = False,
+        authorize: Callable[[Game], None] | None = None,
+        binding: str | None = None,
+        starts_round: bool = False,
+    ) -> Outcome:
+        """The write transaction every change shares (run again once if the connection drops).
+
+        A rotation (`new_key`) answers the new key, stores it sealed for retries, and looks for its
+        replay before the key check, since the retry of a rotation still presents the old key.
+
+        `view_on_refusal`: when `change` refuses (raises), the game as loaded goes up with the error
+        (`error.view`), so a page can show the refusal without loading the game again. Only for
+        changes that refuse before they touch the game's own row (rounds).
+
+        `authorize` replaces the edit key check (a handover link: app.games.handover), and `binding` what a
+        rotation's replay is bound to (by default the old key the request presents).
+        `starts_round`: the change set the game's round start; every viewer hears of it (a `start`
+        event beside the version), in this process and, on PostgreSQL, in every other.
+        """
+        replays, session = self.replays, self.session
+        key = mac = ""
+        if idempotency:
+            bound = binding if binding is not None else (credential.key or "") if operation == ROTATE else ""
+            key = replays.lookup_key(operation, game_id, bound, idempotency)
+            mac = replays.request_mac(operation, idempotency)
+
+        def run() -> Outcome:
+            before: GameView | None = None
+            with serial_writes(session):
+                begin_write(session)
+                try:
+                    game = self._locked(game_id)
+                    # Detached: the use case changes it as it likes, and one UPDATE of the columns that
+                    # changed writes it back (no flush of the ORM's, here or at COMMIT).
+                    session.expunge(game)
+                    loaded = _columns(game)
+                    if operation == ROTATE and idempotency:
+                        record = replays.find_rotation(game_id, key, mac, game.version)
+                        if record is not None and (
+                            outcome := self._replayed(record, idempotency, urls_for, strict=False)
+                        ):
+                            session.rollback()
+                            return outcome
+                    if authorize is not None:
+                        authorize(game)
+                    else:
+                        check_key(game, credential)
+                    if idempotency and (record := replays.find(game_id, key, mac)):
+                        outcome = self._replayed(record, idempotency, urls_for)
+                        session.rollback()
+                        return outcome
+                    check_version(game, if_match)
+                    before = self._before(game)
+                    played = change(before)  # the rounds after the change (None: unchanged)
+                    game.version += 1
+                    game.updated_at = utcnow()
+                    # What the game means now, from the rounds just written (not read back: the same rows).
+                    if played is None:
+                        played = before.played()
+                    view = scored_view(game, before.players, played, before.times)
+                    record_results(session, game, before.players, view)  # a table's standings (app.games.results)
+                    if view.state.over and game.round_started_at is not None:
+                        game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
+                    self._update_game(game, loaded)
+                    body = view.public()
+                    if new_key is not None and urls_for is not None:
+                        body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
+                    if idempotency:
+                        replays.remember(
+                            game_id,
+                            key,
+                            mac,
+                            operation,
+                            status,
+                            snapshot(
+                                game,
+                                before.players,
+                                [scores for _, scores in played],
+                                [view.times.get(round_id, NO_TIME) for round_id, _ in played],
+                            ),
+                            game.version,
+                            edit_key=new_key,
+                            idempotency=idempotency,
+                            game_id=game_id,
+                        )
+                    start_ms = epoch_ms(game.round_started_at) if starts_round and game.round_started_at else None
+                    self._committing = True
+                    session.commit()
+                except BaseException as error:
+                    if view_on_refusal and before is not None and isinstance(error, Exception):
+                        # Kept as loaded: its game and players are in no session, so the rollback expires nothing.
+                        error.view = before  # type: ignore[attr-defined]
+                    session.rollback()
+                    raise
+            # Warm for the viewers the publish is about to send for it (app.games.viewcache), then tell them.
+            try:
+                self.views.put(view, owned=True)  # its game and players are in no session, and stay as they are
+            except Exception:  # a cache, never a reason to fail a committed save
+                log.exception("could not keep game %s at version %s in the view cache", game_id, game.version)
+            self.broker.publish(game_id, game.version, start_ms)
+            return Outcome(status, body, view)
+
+        return self._attempts(run)
+
+    def _before(self, game: Game) -> GameView:
+        """The game as it stands before the change, with `game` (just locked, read afresh) as its row.
+
+        Its players, rounds and what they mean come from the view cache when it holds this very
+        version (the same rows: every change moves the version on, in the transaction that makes it),
+        and from the database otherwise. The players are in no session either way (they go into the
+        view cache as they are, after COMMIT); the round ids and times are the write's own copies."""
+        cached = self.views.get(game.id, game.version)
+        if cached is None:
+            view = load_view(self.session, game)
+            for player in view.players:
+                self.session.expunge(player)
+            return view
+        return GameView(game, cached.players, list(cached.round_ids), cached.state, dict(cached.times))
+
+    def _update_game(self, game: Game, loaded: tuple[Any, ...]) -> None:
+        """Write back what the write changed of the game's own row (its version, at least)."""
+        changed = {
+            name: value
+            for name, value, before in zip(GAME_COLUMNS, _columns(game), loaded, strict=True)
+            if value != before
+        }
+        self.session.connection().execute(GAME_UPDATE, {"game_key": game.id, **changed})
+
+    # --- the rows of a round, as plain Core statements on the write's connection (compiled once per
+    # process, not the ORM's unit of work or a multi-row VALUES compiled again for every save)
+
+    def _insert_round(
+        self,
+        game_id: str,
+        now: datetime,
+        started_at: datetime | None,
+        duration_s: int | None,
+        round_id: int | None = None,
+    ) -> int:
+        """A new round's row (with `round_id`: a deleted round put back under its old id); its id."""
+        values = {"game_id": game_id, "created_at": now, "started_at": started_at, "duration_s": duration_s}
+        if round_id is not None:
+            values["id"] = round_id
+        return self.session.connection().execute(ROUND_INSERT, values).inserted_primary_key[0]
+
+    def _set_round_time(self, round_id: int, time: RoundTime) -> None:
+        values = {"round_key": round_id, "started_at": time.started_at, "duration_s": time.duration_s}
+        self.session.connection().execute(ROUND_TIME_UPDATE, values)
+
+    def _delete_scores(self, round_id: int) -> None:
+        self.session.connection().execute(SCORES_DELETE, {"round_key": round_id})
+
+    def _delete_round(self, round_id: int) -> None:
+        self._delete_scores(round_id)
+        self.session.connection().execute(ROUND_DELETE, {"round_key": round_id})
+
+    def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
+        """The round's scores as entered (the engine's), written in one executemany."""
+        own = CALLER_FIELD.get(rules.kind)
+        if own is None:
+            scores = [scoring.Score(s.player_id, s.dutch, s.blitz) for s in data.scores]
+        else:
+            caller = getattr(data, own)
+            scores = [scoring.Score(s.player_id, None, None, s.hand, s.player_id == caller) for s in data.scores]
+        rows = [
+            {
+                "round_id": round_id,
+                "player_id": s.player_id,
+                "dutch": s.dutch or 0,  # 0 in the kinds that score hands
+                "blitz": s.blitz or 0,
+                "hand": s.hand,
+                "called": s.called,
+            }
+            for s in scores
+        ]
+        self.session.connection().execute(SCORE_INSERT, rows)
+        return scores
+
+    def _replayed(
+        self, record: Record, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
+    ) -> Outcome | None:
+        """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
+        game, players, played, times = restore(record.snapshot)
+        body = scored_view(game, players, played, times).public()
+        if record.sealed_key is not None:
+            try:
+                edit_key = self.replays.edit_key(record, idempotency, game.id)
+            except SealBroken:
+                log.warning("an idempotency record's sealed key did not open (scope %s): refused", record.scope)
+                if not strict:
+                    return None
+                raise ReplayUnavailable(
+                    _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
+                ) from None
+            if urls_for is not None:
+                body |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
+        return Outcome(record.status_code, body, None, replayed=True)

@@ -1,0 +1,147 @@
+"""The rules of every game Blitzboard keeps, as pure functions: the front of app.rules.
+
+Everything a game shows (points, running totals, lives, ranks, leaders, winner, tie-break) is derived
+here from the players, the rules and the rounds, so a corrected or deleted round, or a house rule
+changed mid-game, always gives the answer the game would have had if it had been played that way.
+
+A game's kind picks the rule family (app.rules.cards, lowest, lives); its preset (app.rules.presets)
+fills in the parameters. These modules must stay pure: they import nothing from fastapi, sqlmodel,
+sqlalchemy or the app outside app.rules (tests/test_architecture.py checks), so the rules can be
+tested and reused without a server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from app.rules import cards, lives, lowest
+from app.rules.base import (
+    BLITZ_PILE_SIZE,
+    BOUNDS,
+    DECK_SIZE,
+    HAND_RANGE,
+    MAX_PLAYERS,
+    MESSAGES,
+    MIN_PLAYERS,
+    PARAMS,
+    POINTS_RANGE,
+    STARTING_SCORE_RANGE,
+    TARGET_RANGE,
+    THIRTY_ONE,
+    End,
+    GameState,
+    Kind,
+    Player,
+    Problem,
+    Rules,
+    Score,
+    ScoredRound,
+    ScoredScore,
+    Standing,
+    TieBreak,
+    name_refused,
+    public_rules,
+    ranks,
+    validate_players,
+)
+from app.rules.cards import round_points
+from app.rules.presets import DEFAULT_PRESET, PRESETS, validate_rules, with_params
+
+__all__ = [
+    "BLITZ_PILE_SIZE",
+    "BOUNDS",
+    "DECK_SIZE",
+    "DEFAULT_PRESET",
+    "HAND_RANGE",
+    "MAX_PLAYERS",
+    "MESSAGES",
+    "MIN_PLAYERS",
+    "PARAMS",
+    "POINTS_RANGE",
+    "PRESETS",
+    "STARTING_SCORE_RANGE",
+    "TARGET_RANGE",
+    "THIRTY_ONE",
+    "End",
+    "GameState",
+    "Kind",
+    "Played",
+    "Player",
+    "Problem",
+    "Rules",
+    "Score",
+    "ScoredRound",
+    "ScoredScore",
+    "Standing",
+    "TieBreak",
+    "caller_of",
+    "check_later_rounds",
+    "name_refused",
+    "public_rules",
+    "ranks",
+    "round_points",
+    "score_game",
+    "validate_players",
+    "validate_round",
+    "validate_rules",
+    "with_params",
+]
+
+_FAMILIES = {Kind.CARDS: cards, Kind.LOWEST: lowest, Kind.LIVES: lives}
+
+# The rounds of a game as played: each round's id with its scores, in the order they were played.
+Played = list[tuple[int, list[Score]]]
+
+
+def caller_of(scores: Sequence[Score]) -> int | None:
+    """The player who called Dutch or knocked in a round as stored (its `called` flag), if any."""
+    return next((s.player_id for s in scores if s.called), None)
+
+
+def validate_round(
+    players: Sequence[Player],
+    scores: Sequence[Score],
+    rules: Rules | None = None,
+    caller: int | None = None,
+    before: GameState | None = None,
+) -> list[Problem]:
+    """Everything that makes a round impossible in a real game, each named by player; empty when the
+    round is valid. `caller`: who called Dutch or knocked; `before`: the game as it stood before this
+    round (in `lives`, who is still in; everyone when left out)."""
+    rules = rules or Rules()
+    if rules.kind == Kind.LIVES:
+        return lives.validate_round(players, scores, rules, caller, before.out if before else frozenset())
+    return _FAMILIES[rules.kind].validate_round(players, scores, rules, caller)
+
+
+def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
+    """Replay the rounds in order and say what they mean under these rules."""
+    return _FAMILIES[rules.kind].score_game(players, rules, rounds)
+
+
+def check_later_rounds(
+    players: Sequence[Player], rules: Rules, rounds: Sequence[Sequence[Score]], first: int = 0
+) -> list[Problem]:
+    """After a change to round `first + 1` (or to the rules: 0), whether every later round still has
+    exactly the players who would be in it. Only `lives` rounds depend on earlier ones (who is out);
+    in the other kinds every round stands alone and this is empty. One replay, however many rounds."""
+    if rules.kind != Kind.LIVES:
+        return []
+    out_in = {s.player.id: s.out_in for s in lives.score_game(players, rules, rounds).standings if s.out}
+    for number in range(first + 1, len(rounds) + 1):
+        playing = [p for p in players if out_in.get(p.id, number) >= number]
+        seated = {s.player_id for s in rounds[number - 1]}
+        if len(playing) < 2:
+            return [Problem("later_round_after_end", field="later_rounds", params={"number": number})]
+        for player in players:
+            if player.id in seated and player not in playing:
+                return [
+                    Problem(
+                        "later_round_impossible", field="later_rounds", params={"number": number, "name": player.name}
+                    )
+                ]
+            if player.id not in seated and player in playing:
+                return [
+                    Problem("later_round_missing", field="later_rounds", params={"number": number, "name": player.name})
+                ]
+    return []
