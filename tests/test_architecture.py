@@ -61,10 +61,9 @@ def test_the_import_reader_sees_every_kind_of_import(tmp_path: Path, monkeypatch
 
 
 def test_the_rooms_have_no_cycle_and_every_wing_is_one():
-    arrows, floors = imports_map.drawing()  # a cycle raises SystemExit with the rooms on it
+    _, floors = imports_map.drawing()  # a cycle raises SystemExit with the rooms on it
     rooms = {room for floor in floors for room in floor}
     assert {"rules", "games", "tables", "backup", "http", "web", "routes"} <= rooms
-    assert rooms == set(arrows)
     # A cycle is caught: the drawing of two rooms that import each other fails.
     with pytest.raises(SystemExit, match="cycle"):
         imports_map.floors({"a": {"b"}, "b": {"a"}})

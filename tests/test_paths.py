@@ -86,7 +86,7 @@ def test_the_saves_are_routes_that_add_a_round(routes):
     assert adding == SAVE_ROUTES
 
 
-def test_the_kept_pages_are_the_pages_that_say_they_may_be_kept(routes, app, client, make_game):
+def test_the_kept_pages_are_the_pages_that_say_they_may_be_kept(routes, client, make_game):
     game = make_game()
     kept = {
         name
