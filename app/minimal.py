@@ -9,7 +9,7 @@ answer shows it. Its fields are named as in the full answer (app.answers.GamePub
 both alike. What the full answer shows only once (a new edit key and its links, an import's game keys)
 is in the minimal answer too, or it would be lost.
 
-The minimal body is cut from the full one (`Outcome.body`), which a replay of an Idempotency-Key rebuilds
+The minimal body is cut from the full one (app.routes.outcomes), which a replay of an Idempotency-Key rebuilds
 from its record: a retry gets the form it asks for now, whichever the first request asked for.
 """
 

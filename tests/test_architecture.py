@@ -3,7 +3,8 @@
 The app is a package of wings (app/rules/, app/games/, app/tables/, app/backup/, app/http/, app/web/,
 app/routes/) over a few shared modules. scripts/imports-map draws the imports as rooms and floors;
 these tests hold what must not drift: no cycle between rooms, the rules pure, the use cases free of
-HTTP, and every module on the map.
+HTTP, the routes reaching the use cases only through routes.deps, the write transaction written once,
+and every module on the map.
 """
 
 from __future__ import annotations
@@ -84,6 +85,44 @@ def test_the_rules_import_no_framework_and_nothing_of_the_app_outside_them(path:
 )
 def test_the_use_cases_import_nothing_from_http(path: Path):
     assert not [m for m in imported_modules(path) if m == "app.http" or m.startswith("app.http.")], path
+
+
+USE_CASE_MODULES = ("app.games.usecases", "app.tables.usecases", "app.backup.usecases", "app.db")
+SKELETON = ("begin_write", "serial_writes")  # the parts of app.db.write_transaction
+
+
+def use_cases_reached(path: Path) -> list[str]:
+    """What a module imports of the use cases and the database session (app.db) directly."""
+    return sorted(m for m in imported_modules(path) if m in USE_CASE_MODULES)
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in modules_of("routes") if p.name != "deps.py"], ids=lambda p: str(p.relative_to(ROOT))
+)
+def test_route_modules_reach_the_use_cases_only_through_routes_deps(path: Path):
+    assert use_cases_reached(path) == [], path
+
+
+def skeleton_names(path: Path) -> set[str]:
+    """The names of the write transaction's parts a module uses (called, imported or reached as attributes)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    names |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    return names & set(SKELETON)
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(APP.rglob("*.py")) if p != APP / "db.py"], ids=lambda p: p.name)
+def test_the_write_transaction_is_written_once(path: Path):
+    # Games, tables, creation, the imports and prune compose app.db.write_transaction; none repeats its skeleton.
+    assert skeleton_names(path) == set(), path
+
+
+def test_the_route_and_skeleton_checks_catch_a_breach(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    text = "from app.games.usecases import Games\nfrom app.db import begin_write, serial_writes\n"
+    path = probe(tmp_path, monkeypatch, text)
+    assert use_cases_reached(path) == ["app.db", "app.games.usecases"]
+    assert skeleton_names(path) == {"begin_write", "serial_writes"}
 
 
 @pytest.mark.parametrize("text", ["from app.db import begin_write\n", "import sqlmodel\n", "from app import i18n\n"])

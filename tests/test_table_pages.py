@@ -677,7 +677,7 @@ def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, cli
         ]:
             data = GameCreate(players=[PlayerCreate(name=n) for n in names], table_id=table)
             with pytest.raises((KeyWrong, KeyMissing)):
-                games.create(data, lambda gid, k: {}, rematch_of=RematchOf(game_id, credential))
+                games.create(data, rematch_of=RematchOf(game_id, credential))
     assert (count_games(app), api_table(client, table)) == (games_before, before)
 
 

@@ -47,7 +47,6 @@ from app.security import (
     table_cookie_key,
 )
 from app.tables.roster import RematchOf
-from app.urls import urls_for
 from app.web.changes import change_lines
 from app.web.context import RoundForm, game_context, table_link
 from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts, unchanged_rounds
@@ -207,10 +206,11 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         if not state.values:
             state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
         return keeper_answer(request, games, game_id, form=state, status=error.status, view=loaded_view(error))
-    rounds = len(outcome.view.round_ids) if outcome.view else 0
+    shown = outcome.current  # None for a replay: the page shows the game as it stands now
+    rounds = len(shown.round_ids) if shown else 0
     done = {"corrected": number} if number is not None else {"saved": rounds}
-    unchanged = unchanged_rounds(request, outcome.version, rounds) if number is None and outcome.view else ()
-    return keeper_answer(request, games, game_id, view=outcome.view, done=done, preserved=unchanged)
+    unchanged = unchanged_rounds(request, outcome.version, rounds) if number is None and shown else ()
+    return keeper_answer(request, games, game_id, view=shown, done=done, preserved=unchanged)
 
 
 @router.post("/g/{game_id}/start", name="start_round_page")
@@ -223,7 +223,7 @@ async def start_round_page(request: Request, game_id: GameId, games: GamesDep) -
         outcome = games.start_round(game_id, credential)
     except GameIsOver as error:
         return keeper_answer(request, games, game_id, message=error.detail, status=409)
-    return keeper_answer(request, games, game_id, view=outcome.view)
+    return keeper_answer(request, games, game_id, view=outcome.current)
 
 
 @router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")
@@ -255,7 +255,7 @@ async def revert_change_page(request: Request, game_id: GameId, change_id: Chang
         return keeper_answer(request, games, game_id, refused=refused, status=409)
     except (CantRevert, InvalidInput, TooManyRounds) as error:
         return keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
-    return keeper_answer(request, games, game_id, view=outcome.view)
+    return keeper_answer(request, games, game_id, view=outcome.current)
 
 
 @router.post("/g/{game_id}/delete", name="delete_game_page")
@@ -337,7 +337,7 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     if wait := limit.reserve(client):
         return too_many_page(request, wait)
     try:
-        outcome = games.create(data, urls_for(request), **at_table)
+        outcome = games.create(data, **at_table)
     except InvalidInput as error:
         # Names stored before today's rules (for example only invisible characters) can't start a
         # new game as they are: say which, rather than fail.
@@ -347,9 +347,9 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     except BaseException:
         limit.release(client)
         raise
-    new_id = outcome.body["id"]
+    new_id = outcome.game_id
     response = go(request, request.app.url_path_for("keeper_page", game_id=new_id))
-    set_edit_cookie(request, response, new_id, outcome.body["edit_key"])
+    set_edit_cookie(request, response, new_id, outcome.edit_key)
     return response
 
 
@@ -358,7 +358,7 @@ async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) ->
     """New edit key: every old edit link, cookie and API key for this game stops working at once."""
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
-    new_key = games.rotate_key(game_id, credential, urls_for(request)).body["edit_key"]
+    new_key = games.rotate_key(game_id, credential).edit_key
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
     response = go(request, url)
     response.headers.update(keeper_headers())

@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from app.errors import InvalidInput
+from app.errors import GameError, InvalidInput
 from app.games.views import GameView
 from app.i18n import N_, _, problem_text
 from app.rules import scoring
@@ -20,8 +20,14 @@ from app.web.context import RoundForm, entry_players
 from app.web.forms import FormDict
 
 
-class RoundFormInvalid(Exception):
-    """What was typed can't be read as a round (a field empty, not a number): see the form's errors."""
+class RoundFormInvalid(GameError):
+    """What was typed can't be read as a round (a field empty, not a number): see the form's errors. Raised
+    inside the write (the form is read against the game it locked), so it carries that game (`view`)."""
+
+    status, slug, title = 422, "invalid-input", N_("Invalid input")
+
+    def __init__(self) -> None:
+        super().__init__("")
 
 
 def round_form(form: FormDict, number: int | None) -> RoundForm:
