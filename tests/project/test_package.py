@@ -19,7 +19,7 @@ from tests.servers import running_server
 
 pytestmark = pytest.mark.release
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VERSION = next(
     line.split('"')[1] for line in (ROOT / "pyproject.toml").read_text().splitlines() if line.startswith("version")
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app"
 FRAMEWORKS = ("fastapi", "sqlmodel", "sqlalchemy", "starlette", "pydantic", "pydantic_settings")
 USE_CASE_WINGS = ("games", "tables", "backup")

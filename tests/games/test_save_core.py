@@ -15,7 +15,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session as OrmSession
 
 from tests.helpers import API, round_body
-from tests.test_tables import make_table, results  # noqa: F401 (a fixture)
+from tests.tables.test_tables import make_table, results  # noqa: F401 (a fixture)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from app.main import create_app
 
 pytestmark = pytest.mark.release
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 OPERATIONS = (ROOT / "docs" / "operations.md").read_text()  # deploying, with Docker and compose
 

@@ -18,7 +18,7 @@ from pydantic import AliasChoices
 
 from app.config import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 API_DOC = ROOT / "docs" / "api.md"
 OPERATIONS = ROOT / "docs" / "operations.md"
