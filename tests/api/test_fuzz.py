@@ -17,7 +17,7 @@ success path at least once, or it proves little.
 
 Left out: GET /api/v1/games/{game_id}/events, the Server-Sent Events stream. It never ends by itself
 (it waits for the next change), so the fuzzer's requests to the real game would hang until their
-timeout; the stream is tested in tests/test_live.py and tests/test_security.py instead.
+timeout; the stream is tested in tests/http/test_live.py and tests/http/test_security.py instead.
 """
 
 from __future__ import annotations
@@ -53,13 +53,14 @@ ROUNDS = [[(3, 0), (2, 4), (1, 6), (0, 8)], [(0, 5), (6, 0), (2, 2), (1, 1)], [(
 # check runs; not_a_server_error and response_schema_conformance are among them.
 # ignored_auth (now that the edit key is declared as bearer auth) replays each request without the key
 # through the transport the schema was loaded from, the app below whose database is never created,
-# so it would see 503s; tests/test_openapi.py and tests/test_api.py check 401 and 403 themselves.
+# so it would see 503s; tests/api/test_openapi.py and tests/api/test_api.py check 401 and 403 themselves.
 EXCLUDED_CHECKS = [positive_data_acceptance, ignored_auth]
 # Invalid input may also be refused with 413: a generated body over the 64 KiB limit is turned away
 # before anyone reads it (schemathesis' default list for negative_data_rejection lacks 413), and a game the
 # fuzzer deleted answers 410.
 REFUSALS = ["400", "401", "403", "404", "405", "406", "409", "410", "413", "415", "422", "428", "429", "5xx"]
-# The request bodies' examples are checked in tests/test_openapi.py; schemathesis cannot mix them with @schema.given.
+# The request bodies' examples are checked in tests/api/test_openapi.py; schemathesis cannot mix them with
+# @schema.given.
 CONFIG = SchemathesisConfig.from_dict(
     {
         "checks": {"negative_data_rejection": {"expected-statuses": REFUSALS}},
@@ -104,7 +105,7 @@ schema = _load_schema().exclude(path=EVENTS_PATH)
 
 @pytest.fixture
 def fuzz_app(database_url: str) -> Iterator[FastAPI]:
-    # Limits high enough for the fuzzer's hundreds of requests; 429 is tested in tests/test_security.py.
+    # Limits high enough for the fuzzer's hundreds of requests; 429 is tested in tests/http/test_security.py.
     app = create_app(
         Settings(database_url=database_url, games_per_minute=1_000_000, wrong_keys_per_minute=1_000_000, _env_file=None)
     )

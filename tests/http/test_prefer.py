@@ -1,4 +1,4 @@
-"""`Prefer: return=minimal` (RFC 7240) on every write of the API, through httpx like tests/test_api.py:
+"""`Prefer: return=minimal` (RFC 7240) on every write of the API, through httpx like tests/api/test_api.py:
 each write with and without the preference (status, ETag, Location, Preference-Applied, Vary, the body),
 replays answered in the form the retry asks for, the minimal body's size independent of the game's
 length, keys never lost, problems unchanged, and the answers' bytes as strict JSON (orjson)."""

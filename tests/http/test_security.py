@@ -804,7 +804,7 @@ def test_wrong_keys_past_the_limit_are_429_but_the_right_key_is_never_throttled(
         app.state.engine.dispose()
 
 
-# The start page's and the rematch's limits, and wrong edit links alone: tests/test_page_limits.py.
+# The start page's and the rematch's limits, and wrong edit links alone: tests/http/test_page_limits.py.
 
 
 def test_wrong_edit_links_and_stale_cookies_count_toward_the_limit_but_never_lock_out_the_keeper(
@@ -846,7 +846,7 @@ def test_wrong_edit_links_and_stale_cookies_count_toward_the_limit_but_never_loc
         app.state.engine.dispose()
 
 
-# --- bodies: over the limit, malformed, wrong types (what tests/test_api.py doesn't cover) --------------
+# --- bodies: over the limit, malformed, wrong types (what tests/api/test_api.py doesn't cover) --------------
 
 
 @pytest.mark.parametrize("how", ["content-length", "chunked"])

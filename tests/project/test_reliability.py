@@ -8,7 +8,7 @@ is half-written or stored twice cannot hide behind the scoring code.
 Every wait has a timeout and every loop a fixed count; nothing measures time.
 
 The live part of the reliability suite (a view that was offline while rounds were saved shows the
-latest state once it is back) is covered by tests/test_live.py
+latest state once it is back) is covered by tests/http/test_live.py
 (test_a_client_that_was_away_catches_up_on_reconnect, at the event-stream level) and by
 tests/browser/test_browser_live.py (test_the_view_catches_up_after_going_offline, in Chromium).
 """

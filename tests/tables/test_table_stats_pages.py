@@ -608,7 +608,7 @@ def test_numbers_the_languages_way(client: TestClient, millers: Millers):
 
 
 def test_the_pages_in_a_pseudo_language(client: TestClient, millers: Millers, pseudo: str):
-    """Every text of these pages from the catalogs (tests/test_i18n_templates.py checks whole pages;
+    """Every text of these pages from the catalogs (tests/web/test_i18n_templates.py checks whole pages;
     here the parts that are worded per game and per figure)."""
     client.cookies.set(i18n.COOKIE, pseudo)
     page = page_of(client, f"/t/{millers.id}")

@@ -1,6 +1,6 @@
 """The awards on the game-over banner (issue 16, item 4): games played to the end through the API, the
 view and scorekeeper's pages parsed with BeautifulSoup and checked by CSS selectors. What each award
-is lives in tests/test_awards.py; here, that the banner shows them in each game's own words.
+is lives in tests/rules/test_awards.py; here, that the banner shows them in each game's own words.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tests.helpers import CLOSE, OPEN, WORKED_EXAMPLE_ROUND, GameHandle, claim, 
 from tests.helpers import text_of as text
 
 THREE = [{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}]
-# Cy trails, then wins (tests/test_awards.py's COMEBACK): totals 20 11 −7, 24 29 1, 24 35 31, 30 41 61,
+# Cy trails, then wins (tests/rules/test_awards.py's COMEBACK): totals 20 11 −7, 24 29 1, 24 35 31, 30 41 61,
 # 38 43 81. Cy scores +30 in rounds 3 and 4 and calls Blitz three times; Ben's points vary least.
 COMEBACK = [
     [(20, 0), (15, 2), (5, 6)],

@@ -1,6 +1,6 @@
 """The catalogs stay complete and honest: every msgid of the code and the templates is in every
 language's catalog, translated (all plural forms), with the same placeholders. That no text a person
-reads escapes the catalogs is tests/test_i18n_templates.py's pseudo-language check."""
+reads escapes the catalogs is tests/web/test_i18n_templates.py's pseudo-language check."""
 
 from __future__ import annotations
 
