@@ -1,4 +1,4 @@
-"""Issue 15 through the API: every game family (cards, lowest, lives) and GET /api/v1/presets.
+"""More than one game, through the API: every game family (cards, lowest, lives) and GET /api/v1/presets.
 
 Every expected number is worked out by hand from the rules (app/rules/*.py docstrings), never by calling
 the engine. cards: points = dutch × dutch_points + blitz × blitz_points (+1, −2 in every preset).

@@ -1,4 +1,4 @@
-"""Backups you can hold (issue 16, item 7): a table or a game exported as one JSON document, imported as
+"""Backups you can hold: a table or a game exported as one JSON document, imported as
 a new one (new ids, new keys) and exported again gives the same bytes but for the top-level id; the
 imported games answer as the originals did and the imported table's standings rows are the originals'.
 The refusals (each naming its JSON path, each writing nothing) are in tests/backup/test_backup_refusals.py.

@@ -1,4 +1,4 @@
-"""A backup that can't be imported (issue 16, item 7): every refusal is a problem naming what is wrong by
+"""A backup that can't be imported: every refusal is a problem naming what is wrong by
 its JSON path in the document, and writes nothing (every table's rows counted before and after)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Long games as light as short ones (issue 18): the history shows the latest rounds with the older
+"""Long games as light as short ones: the history shows the latest rounds with the older
 ones a plain link away (`?page=N`), the keeper's corrections of any round stay reachable, the game's
 fragments answer 304 to an ETag that is still current, and the pages render from the per-process
 cache of scored games."""

@@ -1,4 +1,4 @@
-"""The start signal and round timer (issue 13, part 4): "Start round" through the API and the keeper's
+"""The start signal and round timer: "Start round" through the API and the keeper's
 form, a saved round's start and duration, the pages' data attributes for the countdown, and the
 pure rules of app/rules/timing.py. The server's clock is controlled (app.games.usecases.utcnow patched), never waited on."""
 

@@ -1,4 +1,4 @@
-"""A game's writes go to the database as plain Core statements on the write's connection (issue 18):
+"""A game's writes go to the database as plain Core statements on the write's connection:
 the ORM's unit of work never flushes in them, whatever they change (the game's row, rounds, scores,
 the correction log, replay records, a table's results). Checked by the ORM's own `before_flush`
 event, which fires whenever a flush has anything to write; and by what the writes left behind."""

@@ -1,5 +1,5 @@
 """A database connection that died is replaced without a 500, and other processes hear of a save
-after its COMMIT (issue 18): PostgreSQL's pool no longer pings a connection before each use, so a
+after its COMMIT: PostgreSQL's pool no longer pings a connection before each use, so a
 GET that meets a dead one runs once more on a new one, and a write runs again (app.games.writes); the
 NOTIFY that tells other processes of a save is sent after the COMMIT, outside the save's transaction."""
 

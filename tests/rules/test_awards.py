@@ -96,8 +96,9 @@ APART = (
     ],
 )
 
-# Dutch (issue 15's page tests): totals 0 10 20 (Ana called lowest), 15 10 50 (Ana called, Ben lowest: Ana
-# 2nd), 25 25 110 (a tie-break), 30 32 110 (Ana called, Cy lowest): Ana wins. Everyone scored 0 once.
+# Dutch (the game of tests/web/test_game_pages_kinds.py): totals 0 10 20 (Ana called lowest), 15 10 50 (Ana
+# called, Ben lowest: Ana 2nd), 25 25 110 (a tie-break), 30 32 110 (Ana called, Cy lowest): Ana wins. Everyone
+# scored 0 once.
 # Points: Ana 0 15 10 5 (√31.25), Ben 10 0 15 7 (√29.5), Cy 20 30 60 0.
 DUTCH_GAME = (
     DUTCH,

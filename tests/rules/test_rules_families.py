@@ -1,4 +1,4 @@
-"""The rule families of issue 15: card counts (Dutch Blitz, Nerts, Ligretto), lowest hand (Dutch) and lives (31).
+"""The rule families: card counts (Dutch Blitz, Nerts, Ligretto), lowest hand (Dutch) and lives (31).
 
 Every expected value in the tables is worked out by hand from the rules as the issue states them, never by
 calling the engine's own helpers; hypothesis properties then check each family's invariants on generated

@@ -1,4 +1,4 @@
-"""The table pages (issue 16) through the TestClient, parsed with BeautifulSoup and checked by CSS
+"""The table pages through the TestClient, parsed with BeautifulSoup and checked by CSS
 selectors: a table made on the start page, its page for anyone with the link, its edit link, the
 forms of the browser that keeps it (with and without htmx), "New game at this table" on the start page,
 a rematch that keeps the table, and the link from every game page of a game at a table.

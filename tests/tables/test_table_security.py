@@ -1,4 +1,4 @@
-"""What a table's key may and may not do for others (issue 16, found in review): the pages that carry
+"""What a table's key may and may not do for others (found in review): the pages that carry
 a table's CSRF token or edit link are never compressed (BREACH), guessing a table's key through the
 start page's form is limited like any wrong key, and a replayed import never brings back a deleted
 game."""

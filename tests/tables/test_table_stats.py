@@ -1,4 +1,4 @@
-"""A table's standings, head-to-head and standings CSV (issue 16), through the API.
+"""A table's standings, head-to-head and standings CSV, through the API.
 
 Games are played at a table through the API; every expected figure is then worked out here, in Python,
 from the games as `GET /api/v1/games/{id}` answers them (players, rounds with their points, winners,

@@ -1,4 +1,4 @@
-"""A table's standings, head-to-head and awards on its page, and a person's page (issue 16, item 5), through
+"""A table's standings, head-to-head and awards on its page, and a person's page, through
 the TestClient, parsed with BeautifulSoup and checked by CSS selectors.
 
 Every figure a page shows is checked against figures worked out here from the games' rounds as

@@ -1,4 +1,4 @@
-"""The pure parts of a table's standings pages (issue 16): the period a query asks for (app.web.periods),
+"""The pure parts of a table's standings pages: the period a query asks for (app.web.periods),
 the head-to-head's short column labels (app.web.standings.short_labels) and the geometry of a person's
 results chart (app.web.results_chart), table-driven."""
 

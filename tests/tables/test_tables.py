@@ -1,4 +1,4 @@
-"""Tables through the API (issue 16): a table and its key, its roster, games at it, and the results its
+"""Tables through the API: a table and its key, its roster, games at it, and the results its
 standings are built from (game_result, rewritten with every change to a game)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The awards on the game-over banner (issue 16, item 4): games played to the end through the API, the
+"""The awards on the game-over banner: games played to the end through the API, the
 view and scorekeeper's pages parsed with BeautifulSoup and checked by CSS selectors. What each award
 is lives in tests/rules/test_awards.py; here, that the banner shows them in each game's own words.
 """

@@ -1,4 +1,4 @@
-"""Issue 15's game pages through the TestClient: the scorekeeper's form and the view of every kind
+"""The other games' pages through the TestClient: the scorekeeper's form and the view of every kind
 (Nerts and Ligretto, Dutch, 31), parsed with BeautifulSoup and checked by CSS selectors.
 
 Every expected number is worked out by hand from the rules (docs/rules.md, "The other games"):

@@ -1,4 +1,4 @@
-"""The pages in the request's language (issue 14): no text in a template outside the catalogs, <html lang>,
+"""The pages in the request's language: no text in a template outside the catalogs, <html lang>,
 the language switch on every page (a plain form), what app.js says, and round points with a real minus.
 
 Two checks keep the templates honest. One reads each template's own literal text (Jinja's parse tree):
@@ -196,7 +196,7 @@ def game_in_every_state(client: TestClient, make_game) -> dict[str, str]:
 
 
 def table_in_every_state(client: TestClient) -> str:
-    """A table (issue 16) made on the start page, with a game being played and finished ones of every
+    """A table made on the start page, with a game being played and finished ones of every
     kind (a win with awards, a shared win without, Nerts, Dutch, 31), so its standings, head-to-head
     and awards and Ana's page show all of their parts: its id."""
     response = client.post("/tables", data={"table_name": "Friday", "people": "Ana\nBen\nCy"}, follow_redirects=False)

@@ -1,4 +1,4 @@
-"""Installable and offline (issue 17), the server's part: the manifest, the service worker's script and
+"""Installable and offline, the server's part: the manifest, the service worker's script and
 its shell, which pages it may keep, and the form answers static/rounds.js relies on when it sends the
 rounds kept offline. The browser's part is tests/browser/test_browser_offline.py."""
 

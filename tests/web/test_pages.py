@@ -701,7 +701,7 @@ def test_changing_the_house_rules_mid_game_recomputes_the_totals(client: TestCli
         "dutch_points": "1",
         "blitz_points": "-2",
         "tie_break": "play_on",
-        # Every parameter of Dutch Blitz (issue 15), the box with its marker (unchecked sends nothing).
+        # Every parameter of Dutch Blitz, the box with its marker (unchecked sends nothing).
         "end": "target",
         "rounds": "10",
         "pile_size": "10",

@@ -1,4 +1,4 @@
-"""The scorekeeper's save answers only what changed (issue 18): a new round's htmx answer leaves out
+"""The scorekeeper's save answers only what changed: a new round's htmx answer leaves out
 the rounds the page already shows as they are (`Blitzboard-Shown`, sent by static/app.js), as empty
 cards marked hx-preserve, which htmx fills with the cards on the page. Whatever doesn't fit (another
 version, another history page, a correction, no header) gets the whole fragment."""

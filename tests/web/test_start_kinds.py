@@ -1,4 +1,4 @@
-"""Issue 15 on the pages: the start page picks the game (Dutch Blitz, or one of the others a tap away) and
+"""More than one game, on the pages: the start page picks the game (Dutch Blitz, or one of the others a tap away) and
 shows that game's own rules; the game's rules form shows its kind's parameters. Through the TestClient,
 without JavaScript and with htmx (`HX-Request`), the HTML parsed and checked by CSS selectors; what a
 form made is read back through the API.
@@ -458,7 +458,7 @@ def test_a_stale_rules_form_is_409_with_what_was_typed(client: TestClient, make_
 
 
 def test_a_rules_post_without_the_new_fields_leaves_them_as_they_are(client: TestClient, make_game):
-    # A rules form from before issue 15 (an open tab): what it does not send does not change.
+    # A rules form from before the other games (an open tab): what it does not send does not change.
     game = make_game(rules={"pile_size": 12, "end": "rounds", "must_go_out": False})
     form = keeper_form(client, game)
     data = {k: form_data(form)[k] for k in ("csrf", "version", "game_name")} | {"target": "60"}
