@@ -17,8 +17,8 @@ from app.i18n import _, join_names, pgettext, signed
 from app.models import CardTable, utcnow
 from app.rules import scoring
 from app.rules.awards import awards
-from app.rules.cards import BLITZ_WORDS
 from app.rules.outlook import what_it_takes
+from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.security import (
     cookie_key,

@@ -13,7 +13,7 @@ from app.errors import InvalidInput
 from app.games.views import GameView
 from app.i18n import N_, _, problem_text
 from app.rules import scoring
-from app.rules.cards import BLITZ_WORDS
+from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
 from app.schemas import RoundIn, ScoreIn
 from app.web.context import RoundForm, entry_players
