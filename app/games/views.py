@@ -255,6 +255,25 @@ def version_start_and_table(session: Session, game_id: str) -> tuple[int, dateti
     return None if row is None else (row[0], row[1] and as_utc(row[1]), row[2])
 
 
+@dataclass(frozen=True, slots=True)
+class GameTable:
+    """The table a game is at, as its whole page names and links it ("Table: <name>"); its version goes
+    into the view page's ETag."""
+
+    id: str
+    name: str
+    version: int
+
+
+def game_table(session: Session, game: Game) -> GameTable | None:
+    """The game's table (None for a game of its own, or one whose table is gone): one small query, read
+    by the page's route and handed to the page's view model (app.web.context), which reads nothing."""
+    if game.table_id is None:
+        return None
+    row = session.exec(select(CardTable.name, CardTable.version).where(CardTable.id == game.table_id)).first()
+    return None if row is None else GameTable(game.table_id, row[0], row[1])
+
+
 def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, datetime | None] | None:
     """For event streams, which outlive any request's session."""
     with Session(engine) as session:
