@@ -2,7 +2,7 @@
 credential.
 
 Route modules import from here, never from each other, and reach the use cases and the database session
-only through here (tests/test_architecture.py): `GamesDep`, `TablesDep`, `BackupsDep`, `SessionDep`, and
+only through here (tests/project/test_architecture.py): `GamesDep`, `TablesDep`, `BackupsDep`, `SessionDep`, and
 the use-case classes themselves for a helper's annotation.
 """
 

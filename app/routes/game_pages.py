@@ -26,14 +26,13 @@ from app.errors import (
     TooManyRounds,
     VersionMismatch,
 )
-from app.games.usecases import Games
 from app.games.viewcache import cached_view
-from app.games.views import GameView
+from app.games.views import GameView, game_table
 from app.http.ratelimit import client_address, wrong_key_wait
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.preconditions import none_match
-from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
+from app.routes.deps import ChangeId, GameId, Games, GamesDep, RoundNumber
 from app.rules import scoring
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.security import (
@@ -47,11 +46,19 @@ from app.security import (
     table_cookie_key,
 )
 from app.tables.roster import RematchOf
-from app.web.changes import change_lines
-from app.web.context import RoundForm, game_context, table_link
-from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts, unchanged_rounds
+from app.web.changes import SHOWN
+from app.web.context import Done, GameData, Keeper
+from app.web.entry import (
+    RoundForm,
+    RoundFormInvalid,
+    parse_round,
+    round_errors,
+    round_form,
+    typed_counts,
+    unchanged_rounds,
+)
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
-from app.web.keeper import done_text, keeper_answer, loaded_view
+from app.web.keeper import done_text, keeper_fragment, keeper_redirect, loaded_view
 from app.web.render import (
     OFFLINE_COPY,
     error_page,
@@ -59,7 +66,6 @@ from app.web.render import (
     go,
     is_htmx,
     keeper_headers,
-    render,
     templates,
     too_many_page,
 )
@@ -111,24 +117,53 @@ def keeper_page(
     # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
     done = None if form or confirm or delete_game else done_text(saved=saved, corrected=corrected, rounds=rounds)
     if taken and done is None and not (form or confirm or delete_game):
-        done = {"text": _("This phone keeps score now: it was handed over to you."), "undo": None}
-    context = game_context(
-        request,
-        view,
-        keeper=True,
+        done = Done(_("This phone keeps score now: it was handed over to you."))
+    keeper = Keeper(
         form=form,
         confirm_delete=confirm,
-        handover={"1": "share", "move": "move"}.get(handover or ""),
         confirm_delete_game=delete_game and not confirm,
+        handover={"1": "share", "move": "move"}.get(handover or ""),
         done=done,
-        changes=change_lines(games, view),
-        table=table_link(request, games.session, view),
-        page=page,
     )
     # The page may be kept for offline use, unless it shows the edit link or a handover link.
     offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
     tagged = {"ETag": etag} if etag else {}
-    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers() | offline | tagged)
+    return keeper_fragment(request, _page_data(request, games, view), keeper, page=page, headers=offline | tagged)
+
+
+def _page_data(request: Request, games: Games, view: GameView) -> GameData:
+    """What the scorekeeper's page shows besides the game, read here from the use case: its latest
+    changes, and its table (the whole page only: a live refresh of the fragment reads nothing more)."""
+    table = None if is_htmx(request) else game_table(games.session, view.game)
+    return GameData(view, games.changes(view.game.id, limit=SHOWN), table)
+
+
+def keeper_answer(
+    request: Request,
+    games: Games,
+    game_id: str,
+    *,
+    form: RoundForm | None = None,
+    message: str | None = None,
+    status: int = 200,
+    rules_form: dict[str, Any] | None = None,
+    view: GameView | None = None,
+    done: dict[str, int] | None = None,
+    refused: tuple[int, str] | None = None,
+    preserved: range | tuple[()] = (),
+) -> Response:
+    """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
+    `view` when the use case already has the game as it now stands. `done` names a round just saved
+    or corrected, which the page confirms; `refused`: a revert refused, (change id, why), said beside
+    that change; `preserved`: after a new round, the round cards the page already shows (left out)."""
+    if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
+        return keeper_redirect(request, game_id, done)
+    view = view or games.get(game_id)
+    confirmed = done_text(**done, rounds=len(view.round_ids)) if done else None
+    keeper = Keeper(
+        form=form, message=message, rules_form=rules_form, done=confirmed, refused=refused, preserved=preserved
+    )
+    return keeper_fragment(request, _page_data(request, games, view), keeper, status=status)
 
 
 def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLResponse:

@@ -3,8 +3,8 @@
 The app is a package of wings (app/rules/, app/games/, app/tables/, app/backup/, app/http/, app/web/,
 app/routes/) over a few shared modules. scripts/imports-map draws the imports as rooms and floors;
 these tests hold what must not drift: no cycle between rooms, the rules pure, the use cases free of
-HTTP, the routes reaching the use cases only through routes.deps, the write transaction written once,
-and every module on the map.
+HTTP, the pages free of use cases, the routes reaching the use cases only through routes.deps, the write
+transaction written once, and every module on the map.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ def modules_of(*folders: str) -> list[Path]:
     return sorted(p for folder in folders for p in (APP / folder).rglob("*.py"))
 
 
-def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    """A module app/rules/probe.py in a copy of the tree's shape under tmp_path, read as if it were ours
+def probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, wing: str = "rules") -> Path:
+    """A module app/<wing>/probe.py in a copy of the tree's shape under tmp_path, read as if it were ours
     (never imported, and never inside the real app/, which other workers are collecting)."""
     monkeypatch.setattr(imports_map, "ROOT", tmp_path)
-    path = tmp_path / "app" / "rules" / "probe.py"
+    path = tmp_path / "app" / wing / "probe.py"
     path.parent.mkdir(parents=True)
     path.write_text(text, encoding="utf-8")
     return path
@@ -131,6 +131,47 @@ def test_the_rules_check_catches_an_import_of_the_app_or_a_framework(
 ):
     with pytest.raises(AssertionError):
         test_the_rules_import_no_framework_and_nothing_of_the_app_outside_them(probe(tmp_path, monkeypatch, text))
+
+
+def _use_cases() -> set[str]:
+    """The use cases: every module of the use-case wings that opens a write (it imports app.db, where a
+    write transaction begins), those named here, and the log's side of a game's use cases, mixed into
+    them from app.games.changes (whose Change and why_not are plain data a page may read)."""
+    opening = {imports_map.module_name(p) for p in modules_of(*USE_CASE_WINGS) if "app.db" in imported_modules(p)}
+    return opening | {
+        "app.games.usecases",
+        "app.games.keeping",
+        "app.games.writes",
+        "app.games.changes.ChangeLog",
+        "app.tables.usecases",
+        "app.backup.usecases",
+        "app.backup.writes",
+    }
+
+
+USE_CASES = _use_cases()  # read once, from the real tree (the probes below move imports_map's ROOT)
+
+
+@pytest.mark.parametrize("path", modules_of("web"), ids=lambda p: p.name)
+def test_web_imports_no_use_case_module(path: Path):
+    """A page is built from the data its route read from the use case (app.web.context.GameData), so a
+    render never re-enters a use case or its session."""
+    found = [m for m in imported_modules(path) if m in USE_CASES or any(m.startswith(u + ".") for u in USE_CASES)]
+    assert found == [], path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from app.games.usecases import Games\n",
+        "from app.tables import usecases\n",
+        "from app.games.changes import ChangeLog\n",
+        "def f():\n    from app.backup.usecases import Backups\n",
+    ],
+)
+def test_the_web_check_catches_an_import_of_a_use_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str):
+    with pytest.raises(AssertionError):
+        test_web_imports_no_use_case_module(probe(tmp_path, monkeypatch, text, wing="web"))
 
 
 def test_the_map_shows_the_drawing_as_it_is():
