@@ -151,17 +151,26 @@ W = TypeVar("W", bound=Written)
 
 
 def write_transaction(session: Session, work: Callable[[], W], *, again_when_taken: bool = False) -> W:
-    """The one skeleton of every write (a game's changes and creation, a table's, the imports): queued
-    behind this process's other writers (serial_writes), BEGIN as a write (begin_write), the work, then
-    COMMIT, or ROLLBACK when the work raised or answered a replay.
+    """The one skeleton of every write (a game's changes, creation and deletion, a table's writes, the
+    imports, prune's batches): queued behind this process's other writers (serial_writes), BEGIN as a
+    write (begin_write), the work, then COMMIT, or ROLLBACK when the work raised or answered a replay.
 
     Run once more when the database connection was lost before COMMIT: nothing was committed then, so
-    the work can't count anything twice. A connection lost during COMMIT may or may not have committed:
-    that error goes up (a 503 with Retry-After), and the client's retry with its Idempotency-Key settles
-    which it was. `again_when_taken`: a creation whose Idempotency-Key another request committed first
-    (an IntegrityError on PostgreSQL, where nothing serialises two creations) runs once more, and finds
-    that request's answer stored.
+    the work can't count anything twice (it must start afresh each time it runs). A connection lost
+    during COMMIT may or may not have committed: that error goes up (a 503 with Retry-After), and the
+    client's retry with its Idempotency-Key settles which it was. `again_when_taken`: a creation whose
+    Idempotency-Key another request committed first (an IntegrityError on PostgreSQL, where nothing
+    serialises two creations) runs once more, with its own retry, and finds that request's answer.
     """
+    try:
+        return _once_more_if_lost(session, work)
+    except exc.IntegrityError:
+        if not again_when_taken:
+            raise
+        return _once_more_if_lost(session, work)
+
+
+def _once_more_if_lost(session: Session, work: Callable[[], W]) -> W:
     for attempt in (1, 2):
         committing = False
         try:
@@ -179,8 +188,7 @@ def write_transaction(session: Session, work: Callable[[], W], *, again_when_tak
                     session.rollback()
                     raise
         except exc.IntegrityError:
-            if attempt == 2 or not again_when_taken:
-                raise
+            raise
         except exc.DBAPIError as error:
             if attempt == 2 or not error.connection_invalidated or committing:
                 raise

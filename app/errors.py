@@ -21,6 +21,7 @@ class GameError(Exception):
         self.detail = detail
         # The game as a refused change loaded it (an app.games.views.GameView, set by app.games.writes), so a
         # page can show the refusal without loading the game again; None when the refusal came before.
+        # Typed loosely: naming GameView here would make the errors import the games wing they serve.
         self.view: Any = None
 
 

@@ -1,5 +1,6 @@
-"""The use cases of a game: create it, change its name or rules, start / add / correct / delete a round,
-revert a logged change; a new key, a handover and the game's deletion (app.games.keeping); reading it.
+"""The use cases of a game: create it, change its name or rules, start / add / correct / delete a round;
+revert a logged change (app.games.reverts); a new key, a handover and the game's deletion
+(app.games.keeping); reading it.
 
 `Games` is handed a writer (app.games.writes.GameWriter): each change asks app.rules.scoring whether it is
 allowed and makes it inside the write transaction every change shares, logging what changes a past round
@@ -17,48 +18,35 @@ from sqlmodel import Session, select
 from app.config import Settings
 from app.db import write_transaction
 from app.errors import (
-    CantRevert,
     GameError,
     GameIsOver,
-    GameNotFound,
     InvalidInput,
     TooManyRounds,
 )
-from app.games import keeping
+from app.games import keeping, reverts
 from app.games.changes import (
-    DELETION,
-    RESTORATION,
-    RULES,
     Change,
-    deleted_since,
     log_correction,
     log_deletion,
-    log_restoration,
     log_rules,
     read_changes,
-    round_in,
-    rules_update,
     settings_of,
-    why_not,
 )
-from app.games.game_rules import changed_rules, new_game, rounds_under
+from app.games.game_rules import changed_rules, checked_round, new_game, round_of, rounds_under, still_possible
 from app.games.viewcache import ViewCache
 from app.games.views import GameView, load_view, missing_game, set_rules, version_and_start
-from app.games.writes import CALLER_FIELD, GameWriter, Guard, Outcome
+from app.games.writes import GameWriter, Guard, Outcome
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.live import Broker
-from app.models import Game, Player, Round, RoundChange, as_utc, utcnow
+from app.models import Game, Player, as_utc, utcnow
 from app.rules import scoring, timing
 from app.rules.names import clean_name, game_name_problem
 from app.rules.scoring import Played
-from app.rules.timing import RoundTime
 from app.schemas import GameCreate, GameUpdate, RoundIn
 from app.sealing import Sealer
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.tables.roster import RematchOf, join_roster, table_for_game
-
-__all__ = ["Games", "new_game"]
 
 # Reads a round from what was typed, against the game just loaded (raises when it can't).
 RoundParser = Callable[[GameView], RoundIn]
@@ -312,110 +300,10 @@ class Games:
 
         return self.writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
 
-    # reverting (app.games.changes says what each kind of change puts back, and when it can't)
+    # reverting (app.games.reverts)
 
-    def revert_change(
-        self,
-        game_id: str,
-        change_id: int,
-        credential: Credential,
-        *,
-        if_match: str | None = None,
-        idempotency: Idempotency | None = None,
-    ) -> Outcome:
-        """Undo one logged change through the write that puts back what it replaced, handed the change."""
-        session = self.session
-        row = session.get(RoundChange, change_id)
-        if row is None or row.game_id != game_id:
-            if session.get(Game, game_id) is None:
-                raise self.missing(game_id)
-            raise GameNotFound(_("This game has no change {change_id}.").format(change_id=change_id))
-        change = Change.of(row)
-        round_ids = list(session.exec(select(Round.id).where(Round.game_id == game_id).order_by(Round.id)))
-        session.rollback()  # the write takes its own lock and reads the game again under it
-        # The round's number now (a retry finds the first answer before the number matters).
-        number = round_ids.index(change.round_id) + 1 if change.round_id in round_ids else len(round_ids) + 1
-        options: dict[str, Any] = {"if_match": if_match, "idempotency": idempotency, "reverting": change}
-        try:
-            if change.kind == RULES:
-                try:
-                    return self.update(game_id, credential, rules_update(change.old or {}), **options)
-                except InvalidInput as error:  # the old rules don't allow a round played since
-                    raise CantRevert(error.detail) from error
-            if change.kind == DELETION:
-                return self._restore(game_id, credential, **options)
-            if change.kind == RESTORATION:
-                return self.delete_round(game_id, number, credential, **options)
-
-            def old_cards(view: GameView) -> RoundIn:
-                if reason := why_not(change, view):
-                    raise CantRevert(reason)
-                # Under the lock: the number read before it must still name the change's round (another
-                # phone may have deleted or put back an earlier round meanwhile).
-                if number > len(view.round_ids) or view.round_ids[number - 1] != change.round_id:
-                    raise CantRevert(_("The rounds were renumbered meanwhile: look again and revert from there."))
-                return round_in(change.old, view)
-
-            return self.replace_round(game_id, number, credential, old_cards, **options)
-        except GameNotFound as error:  # the round went between the read above and the write's lock
-            raise CantRevert(deleted_since(change.round_number)) from error
-
-    def _restore(
-        self,
-        game_id: str,
-        credential: Credential,
-        *,
-        if_match: str | None,
-        idempotency: Idempotency | None,
-        reverting: Change,
-    ) -> Outcome:
-        """A deleted round back in its place: by its old row id, as rounds are numbered by their row order."""
-        writer, session, change = self.writer, self.session, reverting
-        limit = self.settings.max_rounds_per_game
-
-        def put_back(view: GameView) -> Played:
-            if reason := why_not(change, view):
-                raise CantRevert(reason)
-            if len(view.round_ids) >= limit:
-                raise TooManyRounds(
-                    ngettext(
-                        "A game can hold at most {limit} round, and this one has it.",
-                        "A game can hold at most {limit} rounds, and this one has them all.",
-                        limit,
-                    ).format(limit=limit)
-                )
-            old_id = change.round_id
-            taken = session.exec(select(Round.id).where(Round.id == old_id)).first() is not None
-            if taken and any(rid >= (old_id or 0) for rid in view.round_ids):
-                raise CantRevert(
-                    _("Round {number} can't go back in its place any more: enter it again as a new round.").format(
-                        number=change.round_number
-                    )
-                )
-            # Checked at its place (in 31, who is in depends on the rounds before it).
-            place = len(view.round_ids) if taken else sum(1 for rid in view.round_ids if rid < (old_id or 0))
-            data = checked_round(view, round_in(change.old, view), place + 1)
-            # Its old id puts it between the rounds it was between; when another game's round has
-            # that id now, nothing of this game comes after it, so a new id (the last) is its place.
-            took = (change.old or {}).get("time") or {}
-            time = RoundTime(
-                datetime.fromisoformat(took["started_at"]) if took.get("started_at") else None, took.get("duration_s")
-            )
-            saved = (change.old or {}).get("saved")
-            at = datetime.fromisoformat(saved) if saved else utcnow()
-            round_id = writer.insert_round(
-                view.game.id, at, time.started_at, time.duration_s, round_id=None if taken else old_id
-            )
-            if time.started_at is not None or time.duration_s is not None:
-                view.times[round_id] = time
-            position = sum(1 for rid in view.round_ids if rid < round_id)
-            played = view.played()
-            played.insert(position, (round_id, writer.add_scores(round_id, data, view.rules)))
-            still_possible(view, played, position)
-            log_restoration(session, view, position + 1, round_id, data, change)
-            return played
-
-        return writer.write(game_id, Guard.key(credential), put_back, if_match=if_match, idempotency=idempotency)
+    def revert_change(self, game_id: str, change_id: int, credential: Credential, **options: Any) -> Outcome:
+        return reverts.revert_change(self, game_id, change_id, credential, **options)
 
     # keeping (app.games.keeping)
 
@@ -427,56 +315,3 @@ class Games:
 
     def delete_game(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> None:
         keeping.delete_game(self.writer, game_id, credential, if_match=if_match)
-
-
-# --- what every round change checks -------------------------------------------------------------
-
-
-def round_of(view: GameView, number: int) -> int:
-    """Round `number`'s id (404 when the game has no such round)."""
-    if not 1 <= number <= len(view.round_ids):
-        raise GameNotFound(
-            _("This game has no round {number} (it has {count}).").format(number=number, count=len(view.round_ids))
-        )
-    return view.round_ids[number - 1]
-
-
-def checked_round(view: GameView, data: RoundIn | RoundParser, number: int) -> RoundIn:
-    """The round, read against the players just loaded when it comes as a parser (a page's form,
-    which can only be read knowing the players), and checked by the rules as round `number`."""
-    scores = data if isinstance(data, RoundIn) else data(view)
-    rules = view.rules
-    own = CALLER_FIELD.get(rules.kind)
-    problems = [
-        scoring.Problem("round_field_not_in_kind", field=name, params={"field": name})
-        for name in ("caller", "knocker")
-        if name != own and getattr(scores, name) is not None
-    ]
-    players = seats(view)
-    before = view.state
-    if rules.kind == scoring.Kind.LIVES and number <= len(view.round_ids):
-        before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
-    problems = (
-        scoring.validate_round(
-            players,
-            [scoring.Score(s.player_id, s.dutch, s.blitz, s.hand) for s in scores.scores],
-            rules,
-            getattr(scores, own) if own else None,
-            before,
-        )
-        + problems
-    )
-    if problems:
-        raise InvalidInput(problems)
-    return scores
-
-
-def still_possible(view: GameView, played: Played, first: int) -> None:
-    """After a change to round `first + 1`, every later round still possible (`lives`: who is in)."""
-    problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
-    if problems:
-        raise InvalidInput(problems)
-
-
-def seats(view: GameView) -> list[scoring.Player]:
-    return [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]

@@ -180,7 +180,9 @@ class GameWriter:
         `change` gets the game as it stands (its row detached: changed as the use case likes, written back
         by one UPDATE of what changed) and answers the rounds after the change (None: unchanged). When it
         refuses (raises a GameError), the game as loaded goes up with the error (`error.view`), so a page
-        can show the refusal without loading the game again.
+        can show the refusal without loading the game again. It is the change's own copy: a change that
+        refuses after it began (a rules change, a correction that breaks a later round) may have altered
+        it, so only the round form's refusals, which come before the round is touched, are shown from it.
 
         `rotate_to`: the change gives the game this new edit key; the outcome carries it, and a retry with
         the same Idempotency-Key (bound to `guard.binding`) gets it again while nothing else changed the game.

@@ -29,6 +29,7 @@ from app.minimal import (
     RoundStartedMinimal,
     Shape,
     answer,
+    game_body,
     saved_round,
     started,
 )
@@ -48,7 +49,6 @@ from app.routes.deps import (
     TableBearerDep,
     operation_id,
 )
-from app.routes.outcomes import game_body
 from app.rules.presets import describe
 from app.rules.timing import COUNTDOWN_S
 from app.schemas import GameCreate, GameUpdate, RoundIn

@@ -24,12 +24,11 @@ from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.http.ratelimit import client_address
 from app.i18n import _
 from app.idempotency import Idempotency
-from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer
+from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer, game_body, table_body
 from app.minimal import game as whole_game
 from app.minimal import table as whole_table
 from app.preconditions import none_match
 from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, PreferMinimal, TableId, operation_id
-from app.routes.outcomes import game_body, table_body
 from app.tables.roster import table_etag
 
 router = APIRouter(prefix="/api/v1", generate_unique_id_function=operation_id)

@@ -6,7 +6,8 @@ handler (app.http.problems, rendering app.web.render.refused_page) answers. What
 broken by the round typed, the game changed meanwhile) is caught here and shown beside the field.
 
 Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
-routes answer the `_game.html` fragment that the page itself includes.
+routes answer the `_game.html` fragment that the page itself includes. About 400 lines: one route per
+form of the scorekeeper's page, each a few lines of reading and answering, kept together as the page is.
 """
 
 from __future__ import annotations

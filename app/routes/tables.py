@@ -12,7 +12,7 @@ from app.http.jsonbody import StrictJsonRoute
 from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.http.ratelimit import client_address
 from app.idempotency import Idempotency
-from app.minimal import PersonMinimal, TableCreatedMinimal, TableMinimal, answer, newest_person
+from app.minimal import PersonMinimal, TableCreatedMinimal, TableMinimal, answer, newest_person, table_body
 from app.minimal import table as whole_table
 from app.preconditions import none_match
 from app.routes.deps import (
@@ -26,7 +26,6 @@ from app.routes.deps import (
     TablesDep,
     operation_id,
 )
-from app.routes.outcomes import table_body
 from app.schemas import PersonIn, TableCreate, TableUpdate
 from app.tables.outcome import TableOutcome
 from app.tables.roster import table_etag

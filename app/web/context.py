@@ -7,6 +7,10 @@ partial, each made by its own builder: `_timer` (_timer.html), `_banner` (_banne
 
 A render reads nothing and calls no use case: the route hands the data in. The templates read flat
 names (`GamePage.context()`): each part's fields are named as its partial reads them.
+
+A little over the ~400-line guide on purpose: the page model and the builders of its parts are one job,
+read together (each part a few lines of dataclass beside its builder); splitting them would only make a
+reader open two files to see what a partial gets.
 """
 
 from __future__ import annotations

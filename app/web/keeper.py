@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.errors import GameError
 from app.games.views import GameView
 from app.i18n import _
 from app.web.context import Done, GameData, Keeper, game_page
@@ -52,6 +53,7 @@ def keeper_fragment(
     )
 
 
-def loaded_view(error: Exception) -> GameView | None:
+def loaded_view(error: GameError) -> GameView | None:
     """The game as the refused write loaded it (app.games.writes), so showing the refusal loads nothing."""
-    return getattr(error, "view", None)
+    view: GameView | None = error.view
+    return view

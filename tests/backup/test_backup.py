@@ -219,6 +219,41 @@ def test_a_table_round_trips_byte_for_byte_apart_from_its_id(client: TestClient,
     assert {k["id"] for k in keys}.isdisjoint(g["id"] for g in played["games"])
 
 
+def test_an_import_that_loses_its_connection_before_commit_runs_once_more_whole(
+    client: TestClient, played, monkeypatch: pytest.MonkeyPatch
+):
+    # The imports share the writes' skeleton (app.db.write_transaction) and its retry: the first run wrote
+    # every row and lost its connection before COMMIT; the second writes them again, once.
+    from sqlalchemy.exc import OperationalError
+
+    from app.backup import usecases
+
+    first = export(client, "tables", played["table"]["id"])
+    real, calls = usecases.public_table, []
+
+    def flaky(session, table):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError(
+                "SELECT ...", {}, Exception("server closed the connection"), connection_invalidated=True
+            )
+        return real(session, table)
+
+    monkeypatch.setattr(usecases, "public_table", flaky)
+    imported = import_(client, "tables", first)
+    assert imported.status_code == 201, imported.text
+    assert len(calls) == 2
+    answer = imported.json()
+    assert without_id(export(client, "tables", answer["id"]))[1] == without_id(first)[1]
+    for key in answer["game_keys"]:  # every game there once, with the key the answer gave
+        game = client.get(f"{API}/games/{key['id']}")
+        assert game.status_code == 200
+        assert (
+            client.patch(f"{API}/games/{key['id']}", json={"name": "Mine"}, headers=bearer(key["edit_key"])).status_code
+            == 200
+        )
+
+
 def test_imported_games_answer_as_the_originals_and_their_keys_work(client: TestClient, played):
     first = export(client, "tables", played["table"]["id"])
     answer = import_(client, "tables", first).json()

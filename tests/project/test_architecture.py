@@ -101,6 +101,13 @@ def use_cases_reached(path: Path) -> list[str]:
 )
 def test_route_modules_reach_the_use_cases_only_through_routes_deps(path: Path):
     assert use_cases_reached(path) == [], path
+    # and reach no other route module: what two share lives in routes.deps (or below the routes)
+    others = sorted(
+        m
+        for m in imported_modules(path)
+        if m.startswith("app.routes.") and m != "app.routes.deps" and not m.startswith("app.routes.deps.")
+    )
+    assert others == [], path
 
 
 def skeleton_names(path: Path) -> set[str]:
@@ -123,6 +130,10 @@ def test_the_route_and_skeleton_checks_catch_a_breach(tmp_path: Path, monkeypatc
     path = probe(tmp_path, monkeypatch, text)
     assert use_cases_reached(path) == ["app.db", "app.games.usecases"]
     assert skeleton_names(path) == {"begin_write", "serial_writes"}
+    with pytest.raises(AssertionError):
+        test_route_modules_reach_the_use_cases_only_through_routes_deps(
+            probe(tmp_path / "other", monkeypatch, "from app.routes import api\n", wing="routes")
+        )
 
 
 @pytest.mark.parametrize("text", ["from app.db import begin_write\n", "import sqlmodel\n", "from app import i18n\n"])
@@ -135,14 +146,19 @@ def test_the_rules_check_catches_an_import_of_the_app_or_a_framework(
 
 def _use_cases() -> set[str]:
     """The use cases: every module of the use-case wings that opens a write (it imports app.db, where a
-    write transaction begins), those named here, and the log's side of a game's use cases, mixed into
-    them from app.games.changes (whose Change and why_not are plain data a page may read)."""
+    write transaction begins), those named here, and the log's reading and recording in app.games.changes,
+    which take the use case's session (its Change and why_not are plain data a page may read)."""
     opening = {imports_map.module_name(p) for p in modules_of(*USE_CASE_WINGS) if "app.db" in imported_modules(p)}
     return opening | {
         "app.games.usecases",
         "app.games.keeping",
+        "app.games.reverts",
         "app.games.writes",
-        "app.games.changes.ChangeLog",
+        "app.games.changes.read_changes",
+        "app.games.changes.log_correction",
+        "app.games.changes.log_deletion",
+        "app.games.changes.log_restoration",
+        "app.games.changes.log_rules",
         "app.tables.usecases",
         "app.backup.usecases",
         "app.backup.writes",
@@ -165,7 +181,7 @@ def test_web_imports_no_use_case_module(path: Path):
     [
         "from app.games.usecases import Games\n",
         "from app.tables import usecases\n",
-        "from app.games.changes import ChangeLog\n",
+        "from app.games.changes import read_changes\n",
         "def f():\n    from app.backup.usecases import Backups\n",
     ],
 )

@@ -222,6 +222,46 @@ def test_renaming_a_person_renames_their_player_in_every_game(client: TestClient
     assert_problem(client.delete(f"{TABLES}/{table.id}/people/{ben['id']}", headers=table.auth), 409)
 
 
+def test_a_rename_that_loses_its_connection_before_commit_runs_once_more_and_counts_once(
+    client: TestClient, make_table, monkeypatch: pytest.MonkeyPatch
+):
+    # A table's writes share the games' skeleton (app.db.write_transaction), its retry included: the
+    # second run starts afresh, so the games it renames move on by one version, not two.
+    from sqlalchemy.exc import OperationalError
+
+    from app.tables import usecases
+
+    table = make_table()
+    game = table.game(["Ana", "Ben"])
+    ben, before = table.person("Ben"), game.get()["version"]
+    real, calls = usecases.public_table, []
+
+    def flaky(session, card_table):
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError(
+                "SELECT ...", {}, Exception("server closed the connection"), connection_invalidated=True
+            )
+        return real(session, card_table)
+
+    monkeypatch.setattr(usecases, "public_table", flaky)
+    published: list[tuple[str, int]] = []
+    real_publish = usecases.Broker.publish
+
+    def heard(broker, game_id: str, version: int, *more) -> None:
+        published.append((game_id, version))
+        real_publish(broker, game_id, version, *more)
+
+    monkeypatch.setattr(usecases.Broker, "publish", heard)
+    renamed = client.patch(f"{TABLES}/{table.id}/people/{ben['id']}", json={"name": "Benjamin"}, headers=table.auth)
+    assert renamed.status_code == 200, renamed.text
+    assert len(calls) == 2
+    assert game.get()["version"] == before + 1
+    assert published == [(game.id, before + 1)]  # its viewers hear of it once
+    assert [p["name"] for p in game.get()["players"]] == ["Ana", "Benjamin"]
+    assert renamed.json()["version"] == table.get()["version"]
+
+
 def test_a_finished_game_records_each_persons_result_and_a_change_rewrites_it(app, client: TestClient, make_table):
     table = make_table()
     game = table.game(["Ana", "Ben", "Cy"], rules={"target": 20})
