@@ -1,6 +1,6 @@
 """The API's answer models: what a game, a change, a preset or a problem looks like in JSON (one model
 per kind where the kinds differ: rules, players, rounds, scores). app.games.views builds the game's JSON by
-hand for speed; tests/test_api.py and tests/test_api_kinds.py check it against these models.
+hand for speed; tests/api/test_api.py and tests/api/test_api_kinds.py check it against these models.
 """
 
 from __future__ import annotations

@@ -128,7 +128,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.workers > 1 and settings.database_url.startswith("sqlite"):
             parser.error("--workers above 1 needs PostgreSQL: live updates on SQLite stay in one process")
         if args.workers > 1 and settings.metrics:
-            print("BLITZBOARD_METRICS: each scrape of /metrics reads one worker's counts (docs/operations.md, Metrics)", flush=True)
+            print(
+                "BLITZBOARD_METRICS: each scrape of /metrics reads one worker's counts (docs/operations.md, Metrics)",
+                flush=True,
+            )
         # Raised here, before uvicorn starts, so that worker processes inherit it and the connection
         # cap can be set under it; each app raises it again in its lifespan (servers started otherwise).
         open_files = raise_open_file_limit()

@@ -9,17 +9,20 @@ changed what it read. Taking the write lock at BEGIN makes writers queue up inst
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Annotated
+from typing import Annotated, Protocol, TypeVar
 from weakref import WeakKeyDictionary
 
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import Engine, event, exc
 from sqlmodel import Session, create_engine
+
+log = logging.getLogger("blitzboard.db")
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 # PostgreSQL: a pooled connection is replaced after POOL_RECYCLE_S (before a firewall, a proxy or the
@@ -134,6 +137,65 @@ def serial_writes(session: Session) -> AbstractContextManager:
         return nullcontext()
     with _locks_guard:
         return _write_locks.setdefault(engine, threading.Lock())
+
+
+class Written(Protocol):
+    """What a write transaction's work answers: a replay (the first answer to an Idempotency-Key, again)
+    wrote nothing, so its transaction rolls back."""
+
+    @property
+    def replayed(self) -> bool: ...
+
+
+W = TypeVar("W", bound=Written)
+
+
+def write_transaction(session: Session, work: Callable[[], W], *, again_when_taken: bool = False) -> W:
+    """The one skeleton of every write (a game's changes, creation and deletion, a table's writes, the
+    imports, prune's batches): queued behind this process's other writers (serial_writes), BEGIN as a
+    write (begin_write), the work, then COMMIT, or ROLLBACK when the work raised or answered a replay.
+
+    Run once more when the database connection was lost before COMMIT: nothing was committed then, so
+    the work can't count anything twice (it must start afresh each time it runs). A connection lost
+    during COMMIT may or may not have committed: that error goes up (a 503 with Retry-After), and the
+    client's retry with its Idempotency-Key settles which it was. `again_when_taken`: a creation whose
+    Idempotency-Key another request committed first (an IntegrityError on PostgreSQL, where nothing
+    serialises two creations) runs once more, with its own retry, and finds that request's answer.
+    """
+    try:
+        return _once_more_if_lost(session, work)
+    except exc.IntegrityError:
+        if not again_when_taken:
+            raise
+        return _once_more_if_lost(session, work)
+
+
+def _once_more_if_lost(session: Session, work: Callable[[], W]) -> W:
+    for attempt in (1, 2):
+        committing = False
+        try:
+            with serial_writes(session):
+                begin_write(session)
+                try:
+                    result = work()
+                    if result.replayed:
+                        session.rollback()
+                    else:
+                        committing = True
+                        session.commit()
+                    return result
+                except BaseException:
+                    session.rollback()
+                    raise
+        except exc.IntegrityError:
+            raise
+        except exc.DBAPIError as error:
+            if attempt == 2 or not error.connection_invalidated or committing:
+                raise
+            log.warning(
+                "database connection lost before COMMIT; running the write again (%s)", type(error.orig).__name__
+            )
+    raise AssertionError("unreachable")
 
 
 async def get_session(request: Request) -> AsyncIterator[Session]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.i18n import N_, problem_text
 from app.rules import scoring
 
@@ -17,6 +19,10 @@ class GameError(Exception):
     def __init__(self, detail: str):
         super().__init__(detail)
         self.detail = detail
+        # The game as a refused change loaded it (an app.games.views.GameView, set by app.games.writes), so a
+        # page can show the refusal without loading the game again; None when the refusal came before.
+        # Typed loosely: naming GameView here would make the errors import the games wing they serve.
+        self.view: Any = None
 
 
 class GameNotFound(GameError):

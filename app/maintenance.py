@@ -29,6 +29,7 @@ import shlex
 import sqlite3
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import begin_write, make_engine
+from app.db import make_engine, write_transaction
 from app.games.removal import creation_records, remove_games
 from app.migrations import head_revision
 from app.models import Game, utcnow
@@ -247,32 +248,30 @@ def _check_migrated(session: Session) -> None:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    deleted: int
+    replayed: bool = False  # a batch is never a replay: app.db.write_transaction commits it
+
+
 def _delete_games_before(session: Session, cutoff: datetime) -> int:
-    """Delete old games in batches, each one write transaction (BEGIN IMMEDIATE on SQLite; on
-    PostgreSQL the games' rows locked, and a game a save changed meanwhile is looked at again and
-    kept), with every row they own (app.games.removal)."""
+    """Delete old games in batches, each one write transaction on the skeleton every write shares
+    (app.db.write_transaction: BEGIN IMMEDIATE on SQLite; on PostgreSQL the games' rows locked, and a game
+    a save changed meanwhile is looked at again and kept), with every row they own (app.games.removal)."""
     creations = creation_records(session)
     session.rollback()
 
-    deleted = 0
-    while True:
-        begin_write(session)
-        try:
-            ids = list(
-                session.exec(
-                    select(Game.id)
-                    .where(Game.updated_at < cutoff)
-                    .order_by(Game.id)
-                    .limit(_PRUNE_BATCH)
-                    .with_for_update()
-                )
+    def batch() -> _Batch:
+        ids = list(
+            session.exec(
+                select(Game.id).where(Game.updated_at < cutoff).order_by(Game.id).limit(_PRUNE_BATCH).with_for_update()
             )
-            if not ids:
-                session.rollback()
-                return deleted
+        )
+        if ids:
             remove_games(session, ids, creations)
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-        deleted += len(ids)
+        return _Batch(len(ids))
+
+    deleted = 0
+    while done := write_transaction(session, batch).deleted:
+        deleted += done
+    return deleted

@@ -9,8 +9,10 @@ answer shows it. Its fields are named as in the full answer (app.answers.GamePub
 both alike. What the full answer shows only once (a new edit key and its links, an import's game keys)
 is in the minimal answer too, or it would be lost.
 
-The minimal body is cut from the full one (`Outcome.body`), which a replay of an Idempotency-Key rebuilds
-from its record: a retry gets the form it asks for now, whichever the first request asked for.
+The full body is a write's outcome as JSON (`game_body`, `table_body`: the game or table, with a new key
+and its links where the write made one), built after COMMIT, outside the write's lock; the minimal body is
+cut from it, and a replay of an Idempotency-Key rebuilds it from its record: a retry gets the form it asks
+for now, whichever the first request asked for.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
+from fastapi import Request
 from pydantic import BaseModel
 from pydantic import Field as PField
 
@@ -32,8 +35,11 @@ from app.answers import (
     TableUrls,
 )
 from app.backup.answers import GameKey
+from app.games.writes import Outcome
 from app.http.jsonanswer import JSONAnswer
 from app.http.prefer import MINIMAL
+from app.tables.outcome import TableOutcome
+from app.urls import table_urls, urls_for
 
 PREFER_TEXT = (
     "`return=minimal` (RFC 7240) answers with the same status, ETag and Location and a small body whose size "
@@ -199,3 +205,25 @@ def answer(
         headers["Preference-Applied"] = MINIMAL
         body = shape(body)
     return JSONAnswer(body, status_code=status, headers=headers)
+
+
+# --- the full answer: a write's outcome as JSON -------------------------------------------------
+
+
+def game_body(request: Request, outcome: Outcome) -> dict[str, Any]:
+    """The game (GamePublic), plus `edit_key` and `urls` when the write made a key (GameCreated)."""
+    body = outcome.view.public()
+    if outcome.edit_key is not None:
+        body |= {"edit_key": outcome.edit_key, "urls": urls_for(request)(outcome.game_id, outcome.edit_key)}
+    return body
+
+
+def table_body(request: Request, outcome: TableOutcome) -> dict[str, Any]:
+    """The table (TablePublic), plus `edit_key` and `urls` when the write made a key, and an import's
+    `game_keys` (TableImported)."""
+    body = dict(outcome.table)
+    if outcome.edit_key is not None:
+        body |= {"edit_key": outcome.edit_key, "urls": table_urls(request)(outcome.table_id, outcome.edit_key)}
+    if outcome.game_keys is not None:
+        body["game_keys"] = [{"id": game_id, "edit_key": key} for game_id, key in outcome.game_keys]
+    return body

@@ -4,7 +4,7 @@ service worker may keep.
 
 The middleware, the metrics, the stream front, the error handlers and the service worker (whose list
 `/sw.js` is served with, app/routes/offline.py) read them from here; the routes declare the paths
-themselves, and tests/test_paths.py checks every pattern against the app's routes, so a new route is
+themselves, and tests/project/test_paths.py checks every pattern against the app's routes, so a new route is
 sorted correctly or the test says which one is not.
 """
 

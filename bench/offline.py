@@ -1,4 +1,4 @@
-"""The service worker (issue 17): what it changes on a repeat visit, and a page opened offline.
+"""The service worker (installable and offline): what it changes on a repeat visit, and a page opened offline.
 
     .venv/bin/python bench/offline.py
 

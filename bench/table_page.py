@@ -1,4 +1,4 @@
-"""A table's page and a person's page at 10, 100 and 1,000 finished games (issue 16, items 5 and 8): their
+"""A table's page and a person's page at 10, 100 and 1,000 finished games (the table's pages at scale): their
 weight (bytes as sent and gzipped, with every asset, as bench/page_weight.py counts them) and their time.
 
     .venv/bin/python bench/table_page.py

@@ -1,4 +1,4 @@
-"""A table's standings and head-to-head at 10, 100 and 1,000 finished games (issue 16, item 8): time per
+"""A table's standings and head-to-head at 10, 100 and 1,000 finished games (tables at scale): time per
 request, its growth, and the query plans.
 
     .venv/bin/python bench/tables.py [--no-postgres]

@@ -7,8 +7,8 @@ app *without* it; otherwise it is the app *with* it. `describe()` says which, fo
 write_queue: on SQLite every write use case queues on one in-process lock, so writers wait on a lock
     that wakes the next one the moment it is free, instead of sleeping in SQLite's busy handler and
     polling for the database's write lock (what gives saves a long tail at 8 and 32 concurrent
-    clients). The app does it with app.db.serial_writes; the experiment wraps Games._write and
-    Games.create in a lock when the app does not.
+    clients). The app does it with app.db.serial_writes (in app.db.write_transaction, every write's
+    skeleton); the experiment wraps the game writer's write and Games.create in a lock when the app does not.
 gc_tuning: Python's cyclic garbage collector tuned for a server: everything alive after start-up frozen
     out of collections (gc.freeze) and the youngest generation collected every 50,000 new container
     objects instead of every 700, so a request that builds tens of thousands of objects does not set off
@@ -67,13 +67,12 @@ def _serialized(method):
 def write_queue() -> FastAPI:
     if app_queues_writes():
         # The app's queue off: every writer goes straight to BEGIN IMMEDIATE and SQLite's busy handler.
-        for module in (games, writes):  # creation queues in app.games.usecases, every other write in app.games.writes
-            module.serial_writes = lambda session: contextlib.nullcontext()  # type: ignore[attr-defined]
+        db.serial_writes = lambda session: contextlib.nullcontext()  # every write queues in app.db.write_transaction
     else:
-        for name in ("_write", "create"):
-            method = getattr(games.Games, name)
+        for owner, name in ((writes.GameWriter, "write"), (games.Games, "create")):
+            method = getattr(owner, name)
             if not getattr(method, "_bench_serialized", False):
-                setattr(games.Games, name, _serialized(method))
+                setattr(owner, name, _serialized(method))
     return create_app()
 
 

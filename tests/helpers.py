@@ -293,7 +293,7 @@ def v1_rules(body: dict) -> dict:
     return {name: rules[name] for name in ("target", "dutch_points", "blitz_points", "tie_break")}
 
 
-# --- a table's figures, worked out from its games' rounds (issue 16) -----------------------------------
+# --- a table's figures, worked out from its games' rounds ----------------------------------------------
 # For the tests of the pages that show app.tables.standings' figures: the same figures from each finished game as
 # `GET /api/v1/games/{id}` answers it (its rounds' points, winners and ranks), never from app.tables.standings.
 

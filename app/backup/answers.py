@@ -5,7 +5,7 @@ shape (app.backup.check, which then checks what the rules say); and the answer t
 A document holds no ids and no keys but the exported thing's own `id` at the top (ignored on import):
 players are referred to by their place in the game's `players`, people by theirs in the table's
 `people`. app.backup.usecases builds the exported JSON by hand in this shape (a long table has many thousands
-of scores); tests/test_backup.py checks it against these models.
+of scores); tests/backup/test_backup.py checks it against these models.
 """
 
 from __future__ import annotations

@@ -17,21 +17,19 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.backup.answers import FORMAT_VERSION, GAME_FORMAT, TABLE_FORMAT
 from app.backup.check import check_game_document, check_table_document
 from app.backup.writes import inserted, prepare, write_games
 from app.config import Settings
-from app.db import begin_write, serial_writes
+from app.db import write_transaction
 from app.errors import ReplayUnavailable
 from app.games.views import GameView, load_view, load_views, missing_game, scored_view
-from app.games.writes import Outcome, UrlsFor
+from app.games.writes import Outcome
 from app.i18n import _
 from app.idempotency import (
     CREATE,
@@ -49,12 +47,12 @@ from app.rules.names import name_key
 from app.rules.timing import RoundTime
 from app.sealing import SealBroken, Sealer
 from app.security import hash_key, new_edit_key, new_game_id
+from app.tables.outcome import TableOutcome
 from app.tables.roster import missing_table, public_table
-from app.tables.usecases import TableOutcome, TableUrls, table_scope
+from app.tables.usecases import table_scope
 
 # The replay records of imports: scopes of their own, as their sealed keys are not a creation's.
 NO_TIME = RoundTime()
-T = TypeVar("T")
 
 
 # --- export ---------------------------------------------------------------------------------------
@@ -170,96 +168,72 @@ class Backups:
     def export_table(self, table_id: str) -> dict[str, Any]:
         return export_table(self.session, table_id)
 
-    def import_game(
-        self, body: bytes, urls_for: UrlsFor, idempotency: Idempotency | None = None, client: str = ""
-    ) -> Outcome:
-        """A new game of its own from a game's document: 201 with the game, its `edit_key` and `urls`."""
+    def import_game(self, body: bytes, idempotency: Idempotency | None = None, client: str = "") -> Outcome:
+        """A new game of its own from a game's document, with its edit key in the outcome."""
         [new] = prepare([check_game_document(body, self.settings.max_rounds_per_game)])
         replays, session = self.replays, self.session
         record_key, mac = self._keys(IMPORT_GAME_SCOPE, idempotency, client)
 
-        def run() -> Outcome:
-            with serial_writes(session):
-                begin_write(session)
-                try:
-                    if idempotency and (record := replays.find(IMPORT_GAME_SCOPE, record_key, mac)):
-                        outcome = self._replayed_game(record, idempotency, urls_for)
-                        session.rollback()
-                        return outcome
-                    [view] = write_games(session, [new])
-                    game, edit_key = view.game, new.edit_key
-                    answer = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
-                    if idempotency:
-                        times = [view.times.get(round_id, NO_TIME) for round_id in view.round_ids]
-                        blob = snapshot(game, view.players, [scores for _, scores in view.played()], times)
-                        replays.remember(
-                            IMPORT_GAME_SCOPE, record_key, mac, CREATE, 201, blob, game.version,
-                            edit_key=edit_key, idempotency=idempotency, game_id=game.id,
-                        )  # fmt: skip
-                    session.commit()
-                    return Outcome(201, answer, view)
-                except BaseException:
-                    session.rollback()
-                    raise
+        def work() -> Outcome:
+            if idempotency and (record := replays.find(IMPORT_GAME_SCOPE, record_key, mac)):
+                return self._replayed_game(record, idempotency)
+            [view] = write_games(session, [new])
+            game, edit_key = view.game, new.edit_key
+            if idempotency:
+                times = [view.times.get(round_id, NO_TIME) for round_id in view.round_ids]
+                blob = snapshot(game, view.players, [scores for _, scores in view.played()], times)
+                replays.remember(
+                    IMPORT_GAME_SCOPE, record_key, mac, CREATE, 201, blob, game.version,
+                    edit_key=edit_key, idempotency=idempotency, game_id=game.id,
+                )  # fmt: skip
+            return Outcome(view, created=True, edit_key=edit_key)
 
-        return _looking_again(run, idempotency)
+        return write_transaction(session, work, again_when_taken=idempotency is not None)
 
-    def import_table(
-        self, body: bytes, urls: TableUrls, idempotency: Idempotency | None = None, client: str = ""
-    ) -> TableOutcome:
-        """A new table from a table's document: 201 with the table as `GET /tables/{id}` answers it, its
-        `edit_key` and `urls`, and `game_keys`: each game's new id and own key, in the document's order."""
+    def import_table(self, body: bytes, idempotency: Idempotency | None = None, client: str = "") -> TableOutcome:
+        """A new table from a table's document, with its edit key and each game's new id and own key (in the
+        document's order) in the outcome."""
         checked = check_table_document(body, self.settings.max_rounds_per_game)
         table_id = new_game_id()
         games = prepare(checked.games, table_id)
         replays, session = self.replays, self.session
         record_key, mac = self._keys(IMPORT_TABLE_SCOPE, idempotency, client)
 
-        def run() -> TableOutcome:
-            with serial_writes(session):
-                begin_write(session)
-                try:
-                    if idempotency and (record := replays.find(IMPORT_TABLE_SCOPE, record_key, mac)):
-                        outcome = self._replayed_table(record, idempotency, urls)
-                        session.rollback()
-                        return outcome
-                    table_key = new_edit_key()
-                    table = CardTable(
-                        id=table_id,
-                        name=checked.name,
-                        edit_key_hash=hash_key(table_key),
-                        created_at=checked.created_at,
-                        updated_at=checked.updated_at,
-                    )
-                    session.add(table)
-                    session.flush()
-                    person_ids = inserted(
-                        session,
-                        Person,
-                        [
-                            {"table_id": table.id, "name": name, "name_key": name_key(name), "created_at": joined}
-                            for name, joined in checked.people
-                        ],
-                    )
-                    write_games(session, games, person_ids)
-                    answer = public_table(session, table)
-                    game_keys = [{"id": new.game.id, "edit_key": new.edit_key} for new in games]
-                    if idempotency:
-                        # Every key sealed together: a replay gives back the whole first answer or nothing.
-                        blob = zlib.compress(_json(answer | {"game_ids": [g["id"] for g in game_keys]}).encode(), 9)
-                        sealed = _json({"table": table_key, "games": [g["edit_key"] for g in game_keys]})
-                        replays.remember(
-                            IMPORT_TABLE_SCOPE, record_key, mac, CREATE, 201, blob, table.version,
-                            edit_key=sealed, idempotency=idempotency, game_id=table_scope(table.id),
-                        )  # fmt: skip
-                    session.commit()
-                except BaseException:
-                    session.rollback()
-                    raise
-            extra = {"edit_key": table_key, "urls": urls(table.id, table_key), "game_keys": game_keys}
-            return TableOutcome(201, answer | extra)
+        def work() -> TableOutcome:
+            if idempotency and (record := replays.find(IMPORT_TABLE_SCOPE, record_key, mac)):
+                return self._replayed_table(record, idempotency)
+            table_key = new_edit_key()
+            table = CardTable(
+                id=table_id,
+                name=checked.name,
+                edit_key_hash=hash_key(table_key),
+                created_at=checked.created_at,
+                updated_at=checked.updated_at,
+            )
+            session.add(table)
+            session.flush()
+            person_ids = inserted(
+                session,
+                Person,
+                [
+                    {"table_id": table.id, "name": name, "name_key": name_key(name), "created_at": joined}
+                    for name, joined in checked.people
+                ],
+            )
+            write_games(session, games, person_ids)
+            answer = public_table(session, table)
+            game_keys = tuple((new.game.id, new.edit_key) for new in games)
+            if idempotency:
+                # Every key sealed together: a replay gives back the whole first answer or nothing.
+                blob = zlib.compress(_json(answer | {"game_ids": [i for i, _ in game_keys]}).encode(), 9)
+                sealed = _json({"table": table_key, "games": [k for _, k in game_keys]})
+                replays.remember(
+                    IMPORT_TABLE_SCOPE, record_key, mac, CREATE, 201, blob, table.version,
+                    edit_key=sealed, idempotency=idempotency, game_id=table_scope(table.id),
+                )  # fmt: skip
+            return TableOutcome(answer, created=True, edit_key=table_key, game_keys=game_keys)
 
-        return _looking_again(run, idempotency)
+        return write_transaction(session, work, again_when_taken=idempotency is not None)
 
     # replays
 
@@ -280,14 +254,12 @@ class Backups:
                 _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
             ) from None
 
-    def _replayed_game(self, record: Record, idempotency: Idempotency, urls_for: UrlsFor) -> Outcome:
+    def _replayed_game(self, record: Record, idempotency: Idempotency) -> Outcome:
         game, players, played, times = restore(record.snapshot)
-        answer = scored_view(game, players, played, times).public()
         edit_key = self._sealed(record, idempotency, game.id)
-        answer |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
-        return Outcome(record.status_code, answer, None, replayed=True)
+        return Outcome(scored_view(game, players, played, times), created=True, replayed=True, edit_key=edit_key)
 
-    def _replayed_table(self, record: Record, idempotency: Idempotency, urls: TableUrls) -> TableOutcome:
+    def _replayed_table(self, record: Record, idempotency: Idempotency) -> TableOutcome:
         answer = json.loads(zlib.decompress(record.snapshot))
         game_ids = answer.pop("game_ids")
         # A game deleted since (or pruned) is gone with its key: the first answer can't be given again.
@@ -296,23 +268,8 @@ class Backups:
                 _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
             )
         keys = json.loads(self._sealed(record, idempotency, table_scope(answer["id"])))
-        answer |= {
-            "edit_key": keys["table"],
-            "urls": urls(answer["id"], keys["table"]),
-            "game_keys": [{"id": i, "edit_key": k} for i, k in zip(game_ids, keys["games"], strict=True)],
-        }
-        return TableOutcome(record.status_code, answer, replayed=True)
-
-
-def _looking_again(run: Callable[[], T], idempotency: Idempotency | None) -> T:
-    try:
-        return run()
-    except IntegrityError:
-        # Another request with the same Idempotency-Key committed first (PostgreSQL, where nothing
-        # serialises two creations): its answer is now stored, so look again.
-        if not idempotency:
-            raise
-        return run()
+        game_keys = tuple(zip(game_ids, keys["games"], strict=True))
+        return TableOutcome(answer, created=True, replayed=True, edit_key=keys["table"], game_keys=game_keys)
 
 
 def _json(value: Any) -> str:

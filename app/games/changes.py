@@ -7,8 +7,8 @@ that changes nothing. Each entry is written by the use case (app.games.usecases)
 of the change itself, so a change and its entry commit together or not at all.
 
 A revert puts back what the change replaced through the same write paths, and so the same rule
-checks, as the scorekeeper's own edits (`Games.replace_round`, `Games.update`, `Games.delete_round`),
-and is itself logged, naming the change it undid (`reverts`):
+checks, as the scorekeeper's own edits (`Games.replace_round`, `Games.update`, `Games.delete_round`,
+each handed the change it undoes), and is itself logged, naming the change it undid (`reverts`):
 
 - a correction: the round gets its old cards back (a new correction);
 - a deletion: the round comes back in its place in the order of play, and the rounds after it move
@@ -32,17 +32,13 @@ from typing import Any, Protocol
 
 from sqlmodel import Session, select
 
-from app.errors import CantRevert, GameNotFound, InvalidInput, TooManyRounds
+from app.errors import CantRevert
 from app.games.game_rules import rounds_under
 from app.games.views import GameView, rules_of
-from app.i18n import N_, _, ngettext, problem_text
-from app.idempotency import Idempotency
+from app.i18n import N_, _, problem_text
 from app.models import Game, Round, RoundChange, as_utc, utcnow
 from app.rules import scoring
-from app.rules.scoring import Played
-from app.rules.timing import RoundTime
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
-from app.security import Credential
 
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
 # The log's rows, written as plain Core in the change's write (no ORM flush); every column named.
@@ -148,7 +144,7 @@ def why_not(change: Change, view: GameView) -> str | None:
             ).format(number=number)
         return None
     if change.round_id not in view.round_ids:
-        return _deleted_since(number)
+        return deleted_since(number)
     index = view.round_ids.index(change.round_id)
     if played_round(view, index + 1) != _entry(change.new):
         return _("Round {number} was corrected again since: revert the later change first.").format(number=index + 1)
@@ -170,7 +166,7 @@ def _rules_break_rounds(change: Change, view: GameView) -> str | None:
     return problem_text(problems[0]) if problems else None
 
 
-def _deleted_since(number: int | None) -> str:
+def deleted_since(number: int | None) -> str:
     return _("Round {number} was deleted since: there is nothing to revert.").format(number=number)
 
 
@@ -205,174 +201,70 @@ def public(change: Change, view: GameView) -> dict[str, Any]:
     }
 
 
-class ChangeLog:
-    """The log's side of the use cases, mixed into app.games.usecases.Games: recording (called by the use
-    cases inside their write), reading, and reverting."""
-
-    session: Session
-    _reverting: Change | None = None  # set while a revert runs: its entry names the change undone
-
-    # --- recording ------------------------------------------------------------------------------
-
-    def _log(self, view: GameView, kind: str, **fields: Any) -> None:
-        reverts = self._reverting.id if self._reverting else None
-        row = {"game_id": view.game.id, "kind": kind, "reverts": reverts, "at": utcnow()} | FIELDS_UNSET | fields
-        self.session.connection().execute(CHANGE_INSERT, row)
-
-    def _log_correction(self, view: GameView, number: int, data: RoundIn) -> None:
-        old, new = played_round(view, number), entered_round(view, data)
-        if old != new:
-            round_id = view.round_ids[number - 1]
-            self._log(view, CORRECTION, round_number=number, round_id=round_id, old=old, new=new)
-
-    def _log_deletion(self, view: GameView, number: int) -> None:
-        if self._reverting and (reason := why_not(self._reverting, view)):
-            raise CantRevert(reason)
-        old = played_round(view, number) | {"last": number == len(view.round_ids)}  # where it can go back (why_not)
-        took = view.times.get(view.round_ids[number - 1])
-        if took is not None and (took.started_at is not None or took.duration_s is not None):
-            # Its time, so that a revert puts the round back whole (the round timer's start and duration).
-            old["time"] = {
-                "started_at": took.started_at.isoformat() if took.started_at else None,
-                "duration_s": took.duration_s,
-            }
-        # When it was saved: a revert puts it back at that moment, so a finished game at a table still
-        # finished when it did (app.games.results takes the last round's) and its standings stay in their period.
-        saved = self.session.exec(select(Round.created_at).where(Round.id == view.round_ids[number - 1])).first()
-        if saved is not None:
-            old["saved"] = as_utc(saved).isoformat()
-        self._log(view, DELETION, round_number=number, round_id=view.round_ids[number - 1], old=old)
-
-    def _log_rules(self, view: GameView, before: dict[str, Any]) -> None:
-        if self._reverting and (reason := _rules_moved(self._reverting, before)):
-            raise CantRevert(reason)
-        after = settings_of(view.game)
-        if moved := [name for name in SETTINGS if name in before and before[name] != after.get(name)]:
-            self._log(view, RULES, old={n: before[n] for n in moved}, new={n: after[n] for n in moved})
-
-    # --- reading --------------------------------------------------------------------------------
-
-    def changes(self, game_id: str, limit: int | None = None) -> list[Change]:
-        """The game's changes, newest first (all of them, or the latest `limit`)."""
-        query = select(RoundChange).where(RoundChange.game_id == game_id).order_by(RoundChange.id.desc())  # type: ignore[union-attr]
-        if limit is not None:
-            query = query.limit(limit)
-        return [Change.of(row) for row in self.session.exec(query)]
-
-    # --- reverting ------------------------------------------------------------------------------
-
-    def revert_change(
-        self,
-        game_id: str,
-        change_id: int,
-        credential: Credential,
-        *,
-        if_match: str | None = None,
-        idempotency: Idempotency | None = None,
-    ) -> Any:
-        """Undo one change (see the module's notes); answers the game as the other writes do (Outcome)."""
-        session = self.session
-        writes: Any = self  # app.games.usecases.Games: the use cases this one goes through
-        row = session.get(RoundChange, change_id)
-        if row is None or row.game_id != game_id:
-            if session.get(Game, game_id) is None:
-                raise writes.missing(game_id)
-            raise GameNotFound(_("This game has no change {change_id}.").format(change_id=change_id))
-        change = Change.of(row)
-        round_ids = list(session.exec(select(Round.id).where(Round.game_id == game_id).order_by(Round.id)))
-        session.rollback()  # the write takes its own lock and reads the game again under it
-        # The round's number now (a retry finds the first answer before the number matters).
-        number = round_ids.index(change.round_id) + 1 if change.round_id in round_ids else len(round_ids) + 1
-        options = {"if_match": if_match, "idempotency": idempotency}
-        self._reverting = change
-        try:
-            if change.kind == RULES:
-                try:
-                    return writes.update(game_id, credential, _rules_update(change.old or {}), **options)
-                except InvalidInput as error:  # the old rules don't allow a round played since
-                    raise CantRevert(error.detail) from error
-            if change.kind == DELETION:
-                return self._restore(game_id, change, credential, **options)
-            if change.kind == RESTORATION:
-                return writes.delete_round(game_id, number, credential, **options)
-
-            def old_cards(view: GameView) -> RoundIn:
-                if reason := why_not(change, view):
-                    raise CantRevert(reason)
-                # Under the lock: the number read before it must still name the change's round (another
-                # phone may have deleted or put back an earlier round meanwhile).
-                if number > len(view.round_ids) or view.round_ids[number - 1] != change.round_id:
-                    raise CantRevert(_("The rounds were renumbered meanwhile: look again and revert from there."))
-                return _round_in(change.old, view)
-
-            return writes.replace_round(game_id, number, credential, old_cards, **options)
-        except GameNotFound as error:  # the round went between the read above and the write's lock
-            raise CantRevert(_deleted_since(change.round_number)) from error
-        finally:
-            self._reverting = None
-
-    def _restore(
-        self,
-        game_id: str,
-        change: Change,
-        credential: Credential,
-        *,
-        if_match: str | None,
-        idempotency: Idempotency | None,
-    ) -> Any:
-        """A deleted round back in its place: by its old row id, as rounds are numbered by their row order."""
-        writes: Any = self
-        session = writes.session
-        limit = writes.settings.max_rounds_per_game
-
-        def put_back(view: GameView) -> Played:
-            if reason := why_not(change, view):
-                raise CantRevert(reason)
-            if len(view.round_ids) >= limit:
-                raise TooManyRounds(
-                    ngettext(
-                        "A game can hold at most {limit} round, and this one has it.",
-                        "A game can hold at most {limit} rounds, and this one has them all.",
-                        limit,
-                    ).format(limit=limit)
-                )
-            old_id = change.round_id
-            taken = session.exec(select(Round.id).where(Round.id == old_id)).first() is not None
-            if taken and any(rid >= (old_id or 0) for rid in view.round_ids):
-                raise CantRevert(
-                    _("Round {number} can't go back in its place any more: enter it again as a new round.").format(
-                        number=change.round_number
-                    )
-                )
-            # Checked at its place (in 31, who is in depends on the rounds before it).
-            place = len(view.round_ids) if taken else sum(1 for rid in view.round_ids if rid < (old_id or 0))
-            data = writes._check_round(view, _round_in(change.old, view), place + 1)
-            # Its old id puts it between the rounds it was between; when another game's round has
-            # that id now, nothing of this game comes after it, so a new id (the last) is its place.
-            took = (change.old or {}).get("time") or {}
-            time = RoundTime(
-                datetime.fromisoformat(took["started_at"]) if took.get("started_at") else None, took.get("duration_s")
-            )
-            saved = (change.old or {}).get("saved")
-            at = datetime.fromisoformat(saved) if saved else utcnow()
-            round_id = writes._insert_round(
-                view.game.id, at, time.started_at, time.duration_s, round_id=None if taken else old_id
-            )
-            if time.started_at is not None or time.duration_s is not None:
-                view.times[round_id] = time
-            position = sum(1 for rid in view.round_ids if rid < round_id)
-            played = view.played()
-            played.insert(position, (round_id, writes._add_scores(round_id, data, view.rules)))
-            writes._still_possible(view, played, position)
-            self._log(view, RESTORATION, round_number=position + 1, round_id=round_id, new=entered_round(view, data))
-            return played
-
-        return writes._write(
-            game_id, credential, put_back, if_match=if_match, idempotency=idempotency, view_on_refusal=True
-        )
+# --- recording: called by the use cases inside their write, so a change and its entry commit together.
+# `reverting`: the change a revert undoes, which the entry names (and which must still be undoable).
 
 
-def _round_in(logged: dict[str, Any] | None, view: GameView) -> RoundIn:
+def _log(session: Session, view: GameView, kind: str, reverting: Change | None, **fields: Any) -> None:
+    reverts = reverting.id if reverting else None
+    row = {"game_id": view.game.id, "kind": kind, "reverts": reverts, "at": utcnow()} | FIELDS_UNSET | fields
+    session.connection().execute(CHANGE_INSERT, row)
+
+
+def log_correction(
+    session: Session, view: GameView, number: int, data: RoundIn, reverting: Change | None = None
+) -> None:
+    old, new = played_round(view, number), entered_round(view, data)
+    if old != new:
+        round_id = view.round_ids[number - 1]
+        _log(session, view, CORRECTION, reverting, round_number=number, round_id=round_id, old=old, new=new)
+
+
+def log_deletion(session: Session, view: GameView, number: int, reverting: Change | None = None) -> None:
+    if reverting and (reason := why_not(reverting, view)):
+        raise CantRevert(reason)
+    old = played_round(view, number) | {"last": number == len(view.round_ids)}  # where it can go back (why_not)
+    took = view.times.get(view.round_ids[number - 1])
+    if took is not None and (took.started_at is not None or took.duration_s is not None):
+        # Its time, so that a revert puts the round back whole (the round timer's start and duration).
+        old["time"] = {
+            "started_at": took.started_at.isoformat() if took.started_at else None,
+            "duration_s": took.duration_s,
+        }
+    # When it was saved: a revert puts it back at that moment, so a finished game at a table still
+    # finished when it did (app.games.results takes the last round's) and its standings stay in their period.
+    saved = session.exec(select(Round.created_at).where(Round.id == view.round_ids[number - 1])).first()
+    if saved is not None:
+        old["saved"] = as_utc(saved).isoformat()
+    _log(session, view, DELETION, reverting, round_number=number, round_id=view.round_ids[number - 1], old=old)
+
+
+def log_restoration(
+    session: Session, view: GameView, number: int, round_id: int, data: RoundIn, reverting: Change
+) -> None:
+    _log(session, view, RESTORATION, reverting, round_number=number, round_id=round_id, new=entered_round(view, data))
+
+
+def log_rules(session: Session, view: GameView, before: dict[str, Any], reverting: Change | None = None) -> None:
+    if reverting and (reason := _rules_moved(reverting, before)):
+        raise CantRevert(reason)
+    after = settings_of(view.game)
+    if moved := [name for name in SETTINGS if name in before and before[name] != after.get(name)]:
+        _log(session, view, RULES, reverting, old={n: before[n] for n in moved}, new={n: after[n] for n in moved})
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def read_changes(session: Session, game_id: str, limit: int | None = None) -> list[Change]:
+    """The game's changes, newest first (all of them, or the latest `limit`)."""
+    query = select(RoundChange).where(RoundChange.game_id == game_id).order_by(RoundChange.id.desc())  # type: ignore[union-attr]
+    if limit is not None:
+        query = query.limit(limit)
+    return [Change.of(row) for row in session.exec(query)]
+
+
+def round_in(logged: dict[str, Any] | None, view: GameView) -> RoundIn:
     logged = logged or {}
     scores = [ScoreIn(**score) for score in logged.get("scores", [])]
     caller = logged.get("caller")
@@ -381,7 +273,7 @@ def _round_in(logged: dict[str, Any] | None, view: GameView) -> RoundIn:
     return RoundIn(scores=scores, caller=caller)
 
 
-def _rules_update(old: dict[str, Any]) -> GameUpdate:
+def rules_update(old: dict[str, Any]) -> GameUpdate:
     # Unchecked (model_construct) as the rules page does: the use case judges them with its messages.
     rules = {name: old[name] for name in SETTINGS if name != "name" and name in old}
     return GameUpdate.model_construct(

@@ -1,17 +1,23 @@
 """A game's rules and players as a request sends them, read into what the rules engine judges: a new
-game (`new_game`, the one check of a new game, for the API and the start page alike) and changed
-house rules (`changed_rules`). Each returns every problem at once."""
+game (`new_game`, the one check of a new game, for the API and the start page alike), changed
+house rules (`changed_rules`), and what every change to a round checks (`round_of`, `checked_round`,
+`still_possible`). Each returns or raises every problem at once."""
 
 from __future__ import annotations
 
-from app.errors import InvalidInput
+from collections.abc import Callable
+
+from app.errors import GameNotFound, InvalidInput
 from app.games.views import GameView, rules_of
+from app.games.writes import CALLER_FIELD
+from app.i18n import _
 from app.models import Game
 from app.rules import scoring
 from app.rules.names import clean_name, game_name_problem
-from app.schemas import GameCreate, RulesCreate, RulesUpdate
+from app.rules.scoring import Played
+from app.schemas import GameCreate, RoundIn, RulesCreate, RulesUpdate
 
-__all__ = ["changed_rules", "new_game", "new_rules", "rounds_under"]
+__all__ = ["changed_rules", "checked_round", "new_game", "new_rules", "round_of", "rounds_under", "still_possible"]
 
 
 def new_game(data: GameCreate) -> tuple[str, list[scoring.Player], scoring.Rules]:
@@ -79,3 +85,56 @@ def rounds_under(view: GameView, rules: scoring.Rules) -> list[scoring.Problem]:
                 return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
         return []
     return scoring.check_later_rounds(players, rules, rounds)
+
+
+# --- what every round change checks -------------------------------------------------------------
+
+
+def round_of(view: GameView, number: int) -> int:
+    """Round `number`'s id (404 when the game has no such round)."""
+    if not 1 <= number <= len(view.round_ids):
+        raise GameNotFound(
+            _("This game has no round {number} (it has {count}).").format(number=number, count=len(view.round_ids))
+        )
+    return view.round_ids[number - 1]
+
+
+def checked_round(view: GameView, data: RoundIn | Callable[[GameView], RoundIn], number: int) -> RoundIn:
+    """The round, read against the players just loaded when it comes as a parser (a page's form,
+    which can only be read knowing the players), and checked by the rules as round `number`."""
+    scores = data if isinstance(data, RoundIn) else data(view)
+    rules = view.rules
+    own = CALLER_FIELD.get(rules.kind)
+    problems = [
+        scoring.Problem("round_field_not_in_kind", field=name, params={"field": name})
+        for name in ("caller", "knocker")
+        if name != own and getattr(scores, name) is not None
+    ]
+    players = seats(view)
+    before = view.state
+    if rules.kind == scoring.Kind.LIVES and number <= len(view.round_ids):
+        before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
+    problems = (
+        scoring.validate_round(
+            players,
+            [scoring.Score(s.player_id, s.dutch, s.blitz, s.hand) for s in scores.scores],
+            rules,
+            getattr(scores, own) if own else None,
+            before,
+        )
+        + problems
+    )
+    if problems:
+        raise InvalidInput(problems)
+    return scores
+
+
+def still_possible(view: GameView, played: Played, first: int) -> None:
+    """After a change to round `first + 1`, every later round still possible (`lives`: who is in)."""
+    problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
+    if problems:
+        raise InvalidInput(problems)
+
+
+def seats(view: GameView) -> list[scoring.Player]:
+    return [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]

@@ -1,39 +1,50 @@
-"""The use cases: create a game, change its name or rules, start / add / correct / delete a round; with
-those of app.games.keeping (a new key, a handover, the game's deletion) and app.games.changes (the correction log)
-mixed in.
+"""The use cases of a game: create it, change its name or rules, start / add / correct / delete a round;
+revert a logged change (app.games.reverts); a new key, a handover and the game's deletion
+(app.games.keeping); reading it.
 
-Each asks app.rules.scoring whether the change is allowed and makes it inside the write transaction that
-every change shares (app.games.writes); they return domain results (Outcome), never HTTP.
+`Games` is handed a writer (app.games.writes.GameWriter): each change asks app.rules.scoring whether it is
+allowed and makes it inside the write transaction every change shares, logging what changes a past round
+or the rules (app.games.changes). They return domain outcomes (app.games.writes.Outcome), never HTTP.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import Session, select
 
-from app.db import begin_write, serial_writes
+from app.config import Settings
+from app.db import write_transaction
 from app.errors import (
     GameError,
     GameIsOver,
-    GameNotFound,
     InvalidInput,
     TooManyRounds,
 )
-from app.games.changes import ChangeLog, settings_of
-from app.games.game_rules import changed_rules, new_game, rounds_under
-from app.games.keeping import Keeping
+from app.games import keeping, reverts
+from app.games.changes import (
+    Change,
+    log_correction,
+    log_deletion,
+    log_rules,
+    read_changes,
+    settings_of,
+)
+from app.games.game_rules import changed_rules, checked_round, new_game, round_of, rounds_under, still_possible
+from app.games.viewcache import ViewCache
 from app.games.views import GameView, load_view, missing_game, set_rules, version_and_start
-from app.games.writes import CALLER_FIELD, Outcome, UrlsFor, WriteTransactions
+from app.games.writes import GameWriter, Guard, Outcome
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
+from app.live import Broker
 from app.models import Game, Player, as_utc, utcnow
 from app.rules import scoring, timing
 from app.rules.names import clean_name, game_name_problem
 from app.rules.scoring import Played
 from app.schemas import GameCreate, GameUpdate, RoundIn
+from app.sealing import Sealer
 from app.security import Credential, hash_key, new_edit_key, new_game_id
 from app.tables.roster import RematchOf, join_roster, table_for_game
 
@@ -41,12 +52,14 @@ from app.tables.roster import RematchOf, join_roster, table_for_game
 RoundParser = Callable[[GameView], RoundIn]
 
 
-# --- the use cases --------------------------------------------------------------------------------
+class Games:
+    """The use cases, each one write transaction (its writer's) or one read."""
 
-
-class Games(Keeping, ChangeLog, WriteTransactions):
-    """The use cases, each one write transaction (app.games.writes) or one read; what changes a past round
-    or the rules is logged, and reverted, by app.games.changes."""
+    def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer, views: ViewCache):
+        self.session = session
+        self.settings = settings
+        self.views = views  # the app's cache of scored games, which the pages read too (app.games.viewcache)
+        self.writer = GameWriter(session, broker, settings, sealer, views)
 
     # reading
 
@@ -81,91 +94,60 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             return []
         return list(self.session.exec(select(Game).where(Game.id.in_(game_ids))))
 
-    # writing
+    def changes(self, game_id: str, limit: int | None = None) -> list[Change]:
+        """The game's logged changes, newest first (all of them, or the latest `limit`)."""
+        return read_changes(self.session, game_id, limit)
+
+    # creating
 
     def create(
         self,
         data: GameCreate,
-        urls_for: UrlsFor,
         idempotency: Idempotency | None = None,
         client: str = "",
         table_credential: Credential | None = None,
         rematch_of: RematchOf | None = None,
     ) -> Outcome:
-        """A new game. `client` (the caller's address) scopes the Idempotency-Key: a retry from
-        another client is a request of its own and never gets this game's edit key.
+        """A new game, with its edit key in the outcome. `client` (the caller's address) scopes the
+        Idempotency-Key: a retry from another client is a request of its own and never gets this game's key.
 
         At a table (`data.table_id`, with the table's key in `table_credential`): each player is the
         roster's person of that name (a new name joins the roster), and the table's version moves on.
         A rematch (`rematch_of`) may show its game's key instead of the table's, and keeps its people."""
         name, players, rules = new_game(data)
-        replays, session = self.replays, self.session
-        key = mac = ""
-        if idempotency:
-            # At a table, a retry must also present the table's key to get the game's key back.
-            bound = f"{client}|{(table_credential or Credential(None)).key}" if data.table_id else client
-            key = replays.lookup_key(CREATE, NEW_GAME_SCOPE, bound, idempotency)
-            mac = replays.request_mac(CREATE, idempotency)
+        writer, session = self.writer, self.session
+        # At a table, a retry must also present the table's key to get the game's key back.
+        bound = f"{client}|{(table_credential or Credential(None)).key}" if data.table_id else client
+        replay = writer.replay(idempotency, NEW_GAME_SCOPE, CREATE, bound)
 
-        def run() -> Outcome:
-            with serial_writes(session):
-                begin_write(session)
-                try:
-                    if idempotency and (record := replays.find(NEW_GAME_SCOPE, key, mac)):
-                        outcome = self._replayed(record, idempotency, urls_for)
-                        session.rollback()
-                        return outcome
-                    table = (
-                        table_for_game(session, data.table_id, table_credential, rematch_of) if data.table_id else None
-                    )
-                    edit_key = new_edit_key()
-                    game = Game(
-                        id=new_game_id(),
-                        name=name,
-                        edit_key_hash=hash_key(edit_key),
-                        table_id=table.id if table else None,
-                    )
-                    set_rules(game, rules)
-                    session.add(game)
-                    session.flush()
-                    people = join_roster(session, table, [p.name for p in players], rematch_of) if table else []
-                    for seat, (player, person) in enumerate(zip(players, people or [None] * len(players), strict=True)):
-                        called, person_id = (person.name, person.id) if person else (player.name, None)
-                        start = player.starting_score
-                        session.add(
-                            Player(game_id=game.id, seat=seat, name=called, starting_score=start, person_id=person_id)
-                        )
-                    session.flush()
-                    view = load_view(session, game)
-                    body = view.public() | {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
-                    if idempotency:
-                        replays.remember(
-                            NEW_GAME_SCOPE,
-                            key,
-                            mac,
-                            CREATE,
-                            201,
-                            snapshot(game, view.players, []),
-                            game.version,
-                            edit_key=edit_key,
-                            idempotency=idempotency,
-                            game_id=game.id,
-                        )
-                    self._committing = True
-                    session.commit()
-                    return Outcome(201, body, view)
-                except BaseException:
-                    session.rollback()
-                    raise
+        def work() -> Outcome:
+            if replay and (record := writer.replays.find(NEW_GAME_SCOPE, replay.key, replay.mac)):
+                return writer.replayed(record, replay.idempotency)
+            table = table_for_game(session, data.table_id, table_credential, rematch_of) if data.table_id else None
+            edit_key = new_edit_key()
+            game = Game(
+                id=new_game_id(), name=name, edit_key_hash=hash_key(edit_key), table_id=table.id if table else None
+            )
+            set_rules(game, rules)
+            session.add(game)
+            session.flush()
+            people = join_roster(session, table, [p.name for p in players], rematch_of) if table else []
+            for seat, (player, person) in enumerate(zip(players, people or [None] * len(players), strict=True)):
+                called, person_id = (person.name, person.id) if person else (player.name, None)
+                start = player.starting_score
+                session.add(Player(game_id=game.id, seat=seat, name=called, starting_score=start, person_id=person_id))
+            session.flush()
+            view = load_view(session, game)
+            if replay:
+                writer.replays.remember(
+                    NEW_GAME_SCOPE, replay.key, replay.mac, CREATE, 201, snapshot(game, view.players, []),
+                    game.version, edit_key=edit_key, idempotency=replay.idempotency, game_id=game.id,
+                )  # fmt: skip
+            return Outcome(view, created=True, edit_key=edit_key)
 
-        try:
-            return self._attempts(run)
-        except IntegrityError:
-            # Another request with the same Idempotency-Key committed first (PostgreSQL, where
-            # nothing serialises two creations): its answer is now stored, so look again.
-            if not idempotency:
-                raise
-            return self._attempts(run)
+        return write_transaction(session, work, again_when_taken=replay is not None)
+
+    # changing
 
     def update(
         self,
@@ -175,26 +157,31 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
+        reverting: Change | None = None,
     ) -> Outcome:
+        """The game's name and rules (`reverting`: the logged change this puts back)."""
+
         def change(view: GameView) -> None:  # the rounds stay as they are
             game = view.game
             before = settings_of(game)
             problems: list[scoring.Problem] = []
+            name = rules = None
             if data.name is not None:
                 name = clean_name(data.name)
                 if reason := game_name_problem(name):
                     problems.append(scoring.name_refused(reason, field="name"))
-                game.name = name
             if data.rules is not None:
                 rules, refused = changed_rules(game, data.rules)
                 problems += refused or rounds_under(view, rules)
-                if not problems:
-                    set_rules(game, rules)
             if problems:
                 raise InvalidInput(problems)
-            self._log_rules(view, before)
+            if name is not None:
+                game.name = name
+            if rules is not None:
+                set_rules(game, rules)
+            log_rules(self.session, view, before, reverting)
 
-        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+        return self.writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
 
     def add_round(
         self,
@@ -205,7 +192,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
     ) -> Outcome:
-        limit = self.settings.max_rounds_per_game
+        limit, writer = self.settings.max_rounds_per_game, self.writer
 
         def change(view: GameView) -> Played:
             if view.state.over:
@@ -220,7 +207,7 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                         limit,
                     ).format(limit=limit)
                 )
-            scores = self._check_round(view, data, len(view.round_ids) + 1)
+            scores = checked_round(view, data, len(view.round_ids) + 1)
             # The round takes the game's pending start (its "Blitz!"), which it uses up; not one still
             # counting down, which belongs to the next round (the countdown goes on on every page).
             pending = view.game.round_started_at and as_utc(view.game.round_started_at)
@@ -229,20 +216,13 @@ class Games(Keeping, ChangeLog, WriteTransactions):
             time = timing.saved_round_time(None if counting else pending, now, scores.started_at, scores.duration_s)
             if not counting:
                 view.game.round_started_at = None
-            round_id = self._insert_round(view.game.id, now, time.started_at, time.duration_s)
+            round_id = writer.insert_round(view.game.id, now, time.started_at, time.duration_s)
             if time.started_at is not None or time.duration_s is not None:
                 view.times[round_id] = time
-            return [*view.played(), (round_id, self._add_scores(round_id, scores, view.rules))]
+            return [*view.played(), (round_id, writer.add_scores(round_id, scores, view.rules))]
 
-        return self._write(
-            game_id,
-            credential,
-            change,
-            if_match=if_match,
-            idempotency=idempotency,
-            status=201,
-            view_on_refusal=True,
-        )
+        guard = Guard.key(credential)
+        return writer.write(game_id, guard, change, if_match=if_match, idempotency=idempotency, created=True)
 
     def replace_round(
         self,
@@ -253,24 +233,26 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
+        reverting: Change | None = None,
     ) -> Outcome:
+        """Round `number` corrected (`reverting`: the logged correction whose old cards these are)."""
+        writer = self.writer
+
         def change(view: GameView) -> Played:
-            round_id = self._round(view, number)
-            scores = self._check_round(view, data, number)
+            round_id = round_of(view, number)
+            scores = checked_round(view, data, number)
             if scores.started_at is not None or scores.duration_s is not None:
                 time = timing.corrected_round_time(view.times.get(round_id), scores.started_at, scores.duration_s)
-                self._set_round_time(round_id, time)
+                writer.set_round_time(round_id, time)
                 view.times[round_id] = time
-            self._log_correction(view, number, scores)
-            self._delete_scores(round_id)
+            log_correction(self.session, view, number, scores, reverting)
+            writer.delete_scores(round_id)
             played = view.played()
-            played[number - 1] = (round_id, self._add_scores(round_id, scores, view.rules))
-            self._still_possible(view, played, number)
+            played[number - 1] = (round_id, writer.add_scores(round_id, scores, view.rules))
+            still_possible(view, played, number)
             return played
 
-        return self._write(
-            game_id, credential, change, if_match=if_match, idempotency=idempotency, view_on_refusal=True
-        )
+        return writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
 
     def delete_round(
         self,
@@ -280,17 +262,21 @@ class Games(Keeping, ChangeLog, WriteTransactions):
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
+        reverting: Change | None = None,
     ) -> Outcome:
+        """Round `number` deleted (`reverting`: the logged restoration this undoes)."""
+        writer = self.writer
+
         def change(view: GameView) -> Played:
-            round_id = self._round(view, number)
-            self._log_deletion(view, number)
-            self._delete_round(round_id)
+            round_id = round_of(view, number)
+            log_deletion(self.session, view, number, reverting)
+            writer.delete_round(round_id)
             played = view.played()
             del played[number - 1]
-            self._still_possible(view, played, number - 1)
+            still_possible(view, played, number - 1)
             return played
 
-        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency)
+        return writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
 
     def start_round(
         self,
@@ -312,53 +298,20 @@ class Games(Keeping, ChangeLog, WriteTransactions):
                 raise GameIsOver(_("The game is over: no round can start. Correct or delete a round instead."))
             view.game.round_started_at = timing.blitz_moment(utcnow())
 
-        return self._write(game_id, credential, change, if_match=if_match, idempotency=idempotency, starts_round=True)
+        return self.writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
 
-    @staticmethod
-    def _round(view: GameView, number: int) -> int:
-        if not 1 <= number <= len(view.round_ids):
-            raise GameNotFound(
-                _("This game has no round {number} (it has {count}).").format(number=number, count=len(view.round_ids))
-            )
-        return view.round_ids[number - 1]
+    # reverting (app.games.reverts)
 
-    @staticmethod
-    def _check_round(view: GameView, data: RoundIn | RoundParser, number: int) -> RoundIn:
-        """The round, read against the players just loaded when it comes as a parser (a page's form,
-        which can only be read knowing the players), and checked by the rules as round `number`."""
-        scores = data if isinstance(data, RoundIn) else data(view)
-        rules = view.rules
-        own = CALLER_FIELD.get(rules.kind)
-        problems = [
-            scoring.Problem("round_field_not_in_kind", field=name, params={"field": name})
-            for name in ("caller", "knocker")
-            if name != own and getattr(scores, name) is not None
-        ]
-        players = seats(view)
-        before = view.state
-        if rules.kind == scoring.Kind.LIVES and number <= len(view.round_ids):
-            before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
-        problems = (
-            scoring.validate_round(
-                players,
-                [scoring.Score(s.player_id, s.dutch, s.blitz, s.hand) for s in scores.scores],
-                rules,
-                getattr(scores, own) if own else None,
-                before,
-            )
-            + problems
-        )
-        if problems:
-            raise InvalidInput(problems)
-        return scores
+    def revert_change(self, game_id: str, change_id: int, credential: Credential, **options: Any) -> Outcome:
+        return reverts.revert_change(self, game_id, change_id, credential, **options)
 
-    @staticmethod
-    def _still_possible(view: GameView, played: Played, first: int) -> None:
-        """After a change to round `first + 1`, every later round still possible (`lives`: who is in)."""
-        problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
-        if problems:
-            raise InvalidInput(problems)
+    # keeping (app.games.keeping)
 
+    def rotate_key(self, game_id: str, credential: Credential, **options: Any) -> Outcome:
+        return keeping.rotate_key(self.writer, game_id, credential, **options)
 
-def seats(view: GameView) -> list[scoring.Player]:
-    return [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    def take_over(self, game_id: str, token: str, **options: Any) -> Outcome:
+        return keeping.take_over(self.writer, game_id, token, **options)
+
+    def delete_game(self, game_id: str, credential: Credential, *, if_match: str | None = None) -> None:
+        keeping.delete_game(self.writer, game_id, credential, if_match=if_match)

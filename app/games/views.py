@@ -129,7 +129,7 @@ def to_public(view: GameView) -> dict[str, Any]:
     """The game as the API answers it: the shape of answers.GamePublic, built as plain JSON-ready data.
 
     Built by hand rather than through the pydantic models: a long game has thousands of scores,
-    and every save answers the whole game (tests/test_api.py checks it against the documented schema).
+    and every save answers the whole game (tests/api/test_api.py checks it against the documented schema).
     """
     state = view.state
     game = view.game
@@ -253,6 +253,25 @@ def version_start_and_table(session: Session, game_id: str) -> tuple[int, dateti
         .where(Game.id == game_id)
     ).first()
     return None if row is None else (row[0], row[1] and as_utc(row[1]), row[2])
+
+
+@dataclass(frozen=True, slots=True)
+class GameTable:
+    """The table a game is at, as its whole page names and links it ("Table: <name>"); its version goes
+    into the view page's ETag."""
+
+    id: str
+    name: str
+    version: int
+
+
+def game_table(session: Session, game: Game) -> GameTable | None:
+    """The game's table (None for a game of its own, or one whose table is gone): one small query, read
+    by the page's route and handed to the page's view model (app.web.context), which reads nothing."""
+    if game.table_id is None:
+        return None
+    row = session.exec(select(CardTable.name, CardTable.version).where(CardTable.id == game.table_id)).first()
+    return None if row is None else GameTable(game.table_id, row[0], row[1])
 
 
 def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, datetime | None] | None:

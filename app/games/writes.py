@@ -24,12 +24,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam
-from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import begin_write, serial_writes
-from app.errors import KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
+from app.db import write_transaction
+from app.errors import GameError, KeyMissing, KeyWrong, ReplayUnavailable, VersionMismatch
 from app.games.results import record_results
 from app.games.viewcache import ViewCache
 from app.games.views import GameView, load_view, missing_game, scored_view
@@ -65,19 +64,54 @@ CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
 LOCK_GAME = (  # built once; read afresh even when the session read the game earlier in the request
     select(Game).where(Game.id == bindparam("game_id")).with_for_update().execution_options(populate_existing=True)
 )
-UrlsFor = Callable[[str, str], dict[str, str]]  # (game id, edit key) -> {"view": ..., "edit": ...}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
-    status: int
-    body: dict[str, Any]  # the API's answer (GamePublic, plus edit_key and urls on creation)
-    view: GameView | None  # None when this is a replay of an earlier answer
-    replayed: bool = False
+    """What a write did, in the game's terms: the API route turns it into JSON (app.games.views.to_public),
+    the pages read its fields."""
+
+    view: GameView  # the game as the write left it (a replay: as the first answer showed it)
+    created: bool = False  # it made something new: a game, a round (the API answers 201)
+    replayed: bool = False  # the first answer to this Idempotency-Key, again: nothing changed now
+    edit_key: str | None = None  # a new edit key (a creation, a rotation, a handover): shown only here
 
     @property
     def version(self) -> int:
-        return int(self.body["version"])
+        return self.view.game.version
+
+    @property
+    def game_id(self) -> str:
+        return self.view.game.id
+
+    @property
+    def current(self) -> GameView | None:
+        """The game as it stands now, for a page to show (None for a replay: the game may have moved on)."""
+        return None if self.replayed else self.view
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """Who may make a change: the holder of the edit key (`Guard.key`), or of a handover link (app.games.keeping).
+    `binding`: what a rotation's replay is bound to, since its retry still presents what the first request did."""
+
+    check: Callable[[Game], None]  # raises when the request may not change this game
+    binding: str
+
+    @classmethod
+    def key(cls, credential: Credential) -> Guard:
+        return cls(lambda game: check_key(game, credential), credential.key or "")
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """An Idempotency-Key's part in a write: the record it is kept under and the request's fingerprint.
+    A rotation's (ROTATE) is bound to the guard's old key and looked for before the guard."""
+
+    idempotency: Idempotency
+    operation: str
+    key: str
+    mac: str
 
 
 def _columns(game: Game) -> tuple[Any, ...]:
@@ -100,8 +134,10 @@ def check_version(game: Game, if_match: str | None) -> None:
         )
 
 
-class WriteTransactions:
-    """The machinery of every write; app.games.usecases.Games adds the use cases."""
+class GameWriter:
+    """The machinery of every change to a game, handed to the use cases (app.games.usecases,
+    app.games.keeping): the write transaction (`write`), the rows of a round as Core statements, and the
+    replay of a first answer."""
 
     def __init__(self, session: Session, broker: Broker, settings: Settings, sealer: Sealer, views: ViewCache):
         self.session = session
@@ -109,149 +145,119 @@ class WriteTransactions:
         self.settings = settings
         self.views = views  # the app's cache of scored games (app.games.viewcache)
         self.replays = Replays(session, sealer, settings.idempotency_hours, settings.rotation_replay_minutes)
-        self._committing = False
 
-    def _attempts(self, run: Callable[[], Outcome]) -> Outcome:
-        """Run a write transaction; once more when the database connection was lost before COMMIT.
+    def replay(
+        self, idempotency: Idempotency | None, scope: str, operation: str = WRITE, binding: str = ""
+    ) -> Replay | None:
+        """The Idempotency-Key's record for a write of `scope` (None without a key). A creation's is bound
+        to the client; a rotation's to the old key (or handover link) it presents."""
+        if idempotency is None:
+            return None
+        replays = self.replays
+        key = replays.lookup_key(operation, scope, binding, idempotency)
+        return Replay(idempotency, operation, key, replays.request_mac(operation, idempotency))
 
-        Nothing was committed then, so running it again cannot count anything twice. A connection
-        lost during COMMIT may or may not have committed: that error goes up (a 503 with
-        Retry-After), and the client's retry with its Idempotency-Key settles which it was.
-        """
-        for attempt in (1, 2):
-            self._committing = False
-            try:
-                return run()
-            except DBAPIError as error:
-                if attempt == 2 or not error.connection_invalidated or self._committing:
-                    raise
-                log.warning(
-                    "database connection lost before COMMIT; running the write again (%s)", type(error.orig).__name__
-                )
-        raise AssertionError("unreachable")
-
-    def _locked(self, game_id: str) -> Game:
+    def locked(self, game_id: str) -> Game:
         """The game's row, locked for this write transaction (404, or 410 for a deleted game)."""
         game = self.session.exec(LOCK_GAME, params={"game_id": game_id}).first()
         if game is None:
             raise missing_game(self.session, game_id)
         return game
 
-    def _write(
+    def write(
         self,
         game_id: str,
-        credential: Credential,
+        guard: Guard,
         change: Callable[[GameView], Played | None],
         *,
-        if_match: str | None,
-        idempotency: Idempotency | None,
-        status: int = 200,
-        operation: str = WRITE,
-        new_key: str | None = None,
-        urls_for: UrlsFor | None = None,
-        view_on_refusal: bool = False,
-        authorize: Callable[[Game], None] | None = None,
-        binding: str | None = None,
-        starts_round: bool = False,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
+        rotate_to: str | None = None,
+        created: bool = False,
     ) -> Outcome:
-        """The write transaction every change shares (run again once if the connection drops).
+        """One change to a game, in the write transaction every change shares (app.db.write_transaction).
 
-        A rotation (`new_key`) answers the new key, stores it sealed for retries, and looks for its
-        replay before the key check, since the retry of a rotation still presents the old key.
+        `change` gets the game as it stands (its row detached: changed as the use case likes, written back
+        by one UPDATE of what changed) and answers the rounds after the change (None: unchanged). When it
+        refuses (raises a GameError), the game as loaded goes up with the error (`error.view`), so a page
+        can show the refusal without loading the game again. It is the change's own copy: a change that
+        refuses after it began (a rules change, a correction that breaks a later round) may have altered
+        it, so only the round form's refusals, which come before the round is touched, are shown from it.
 
-        `view_on_refusal`: when `change` refuses (raises), the game as loaded goes up with the error
-        (`error.view`), so a page can show the refusal without loading the game again. Only for
-        changes that refuse before they touch the game's own row (rounds).
-
-        `authorize` replaces the edit key check (a handover link: app.games.handover), and `binding` what a
-        rotation's replay is bound to (by default the old key the request presents).
-        `starts_round`: the change set the game's round start; every viewer hears of it (a `start`
-        event beside the version), in this process and, on PostgreSQL, in every other.
+        `rotate_to`: the change gives the game this new edit key; the outcome carries it, and a retry with
+        the same Idempotency-Key (bound to `guard.binding`) gets it again while nothing else changed the game.
+        `created`: the change makes something new (a round), which the outcome and a replay say.
+        A change that sets the game's round start is heard by every viewer (a `start` event beside the
+        version), in this process and, on PostgreSQL, in every other.
         """
-        replays, session = self.replays, self.session
-        key = mac = ""
-        if idempotency:
-            bound = binding if binding is not None else (credential.key or "") if operation == ROTATE else ""
-            key = replays.lookup_key(operation, game_id, bound, idempotency)
-            mac = replays.request_mac(operation, idempotency)
+        replay = self.replay(idempotency, game_id, ROTATE if rotate_to else WRITE, guard.binding if rotate_to else "")
+        session = self.session
+        done: dict[str, Any] = {}
 
-        def run() -> Outcome:
-            before: GameView | None = None
-            with serial_writes(session):
-                begin_write(session)
-                try:
-                    game = self._locked(game_id)
-                    # Detached: the use case changes it as it likes, and one UPDATE of the columns that
-                    # changed writes it back (no flush of the ORM's, here or at COMMIT).
-                    session.expunge(game)
-                    loaded = _columns(game)
-                    if operation == ROTATE and idempotency:
-                        record = replays.find_rotation(game_id, key, mac, game.version)
-                        if record is not None and (
-                            outcome := self._replayed(record, idempotency, urls_for, strict=False)
-                        ):
-                            session.rollback()
-                            return outcome
-                    if authorize is not None:
-                        authorize(game)
-                    else:
-                        check_key(game, credential)
-                    if idempotency and (record := replays.find(game_id, key, mac)):
-                        outcome = self._replayed(record, idempotency, urls_for)
-                        session.rollback()
-                        return outcome
-                    check_version(game, if_match)
-                    before = self._before(game)
-                    played = change(before)  # the rounds after the change (None: unchanged)
-                    game.version += 1
-                    game.updated_at = utcnow()
-                    # What the game means now, from the rounds just written (not read back: the same rows).
-                    if played is None:
-                        played = before.played()
-                    view = scored_view(game, before.players, played, before.times)
-                    record_results(session, game, before.players, view)  # a table's standings (app.games.results)
-                    if view.state.over and game.round_started_at is not None:
-                        game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
-                    self._update_game(game, loaded)
-                    body = view.public()
-                    if new_key is not None and urls_for is not None:
-                        body |= {"edit_key": new_key, "urls": urls_for(game_id, new_key)}
-                    if idempotency:
-                        replays.remember(
-                            game_id,
-                            key,
-                            mac,
-                            operation,
-                            status,
-                            snapshot(
-                                game,
-                                before.players,
-                                [scores for _, scores in played],
-                                [view.times.get(round_id, NO_TIME) for round_id, _ in played],
-                            ),
-                            game.version,
-                            edit_key=new_key,
-                            idempotency=idempotency,
-                            game_id=game_id,
-                        )
-                    start_ms = epoch_ms(game.round_started_at) if starts_round and game.round_started_at else None
-                    self._committing = True
-                    session.commit()
-                except BaseException as error:
-                    if view_on_refusal and before is not None and isinstance(error, Exception):
-                        # Kept as loaded: its game and players are in no session, so the rollback expires nothing.
-                        error.view = before  # type: ignore[attr-defined]
-                    session.rollback()
-                    raise
-            # Warm for the viewers the publish is about to send for it (app.games.viewcache), then tell them.
+        def work() -> Outcome:
+            game = self.locked(game_id)
+            # Detached: the use case changes it as it likes, and one UPDATE of the columns that
+            # changed writes it back (no flush of the ORM's, here or at COMMIT).
+            session.expunge(game)
+            loaded = _columns(game)
+            if replay and rotate_to is not None:
+                record = self.replays.find_rotation(game_id, replay.key, replay.mac, game.version)
+                if record is not None and (outcome := self.replayed(record, replay.idempotency, strict=False)):
+                    return outcome
+            guard.check(game)
+            if replay and (record := self.replays.find(game_id, replay.key, replay.mac)):
+                return self.replayed(record, replay.idempotency)
+            check_version(game, if_match)
+            before = self._before(game)
+            started = game.round_started_at
             try:
-                self.views.put(view, owned=True)  # its game and players are in no session, and stay as they are
-            except Exception:  # a cache, never a reason to fail a committed save
-                log.exception("could not keep game %s at version %s in the view cache", game_id, game.version)
-            self.broker.publish(game_id, game.version, start_ms)
-            return Outcome(status, body, view)
+                played = change(before)  # the rounds after the change (None: unchanged)
+            except GameError as error:
+                # Kept as loaded: its game and players are in no session, so the rollback expires nothing.
+                error.view = before
+                raise
+            game.version += 1
+            game.updated_at = utcnow()
+            # What the game means now, from the rounds just written (not read back: the same rows).
+            if played is None:
+                played = before.played()
+            view = scored_view(game, before.players, played, before.times)
+            record_results(session, game, before.players, view)  # a table's standings (app.games.results)
+            if view.state.over and game.round_started_at is not None:
+                game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
+            self._update_game(game, loaded)
+            if replay:
+                self.replays.remember(
+                    game_id,
+                    replay.key,
+                    replay.mac,
+                    replay.operation,
+                    201 if created else 200,
+                    snapshot(
+                        game,
+                        before.players,
+                        [scores for _, scores in played],
+                        [view.times.get(round_id, NO_TIME) for round_id, _ in played],
+                    ),
+                    game.version,
+                    edit_key=rotate_to,
+                    idempotency=replay.idempotency,
+                    game_id=game_id,
+                )
+            moved = game.round_started_at is not None and game.round_started_at != started
+            done["start_ms"] = epoch_ms(game.round_started_at) if moved else None
+            return Outcome(view, created=created, edit_key=rotate_to)
 
-        return self._attempts(run)
+        outcome = write_transaction(session, work)
+        if outcome.replayed:
+            return outcome
+        # Warm for the viewers the publish is about to send for it (app.games.viewcache), then tell them.
+        try:
+            self.views.put(outcome.view, owned=True)  # its game and players are in no session, and stay as they are
+        except Exception:  # a cache, never a reason to fail a committed save
+            log.exception("could not keep game %s at version %s in the view cache", game_id, outcome.version)
+        self.broker.publish(game_id, outcome.version, done["start_ms"])
+        return outcome
 
     def _before(self, game: Game) -> GameView:
         """The game as it stands before the change, with `game` (just locked, read afresh) as its row.
@@ -280,7 +286,7 @@ class WriteTransactions:
     # --- the rows of a round, as plain Core statements on the write's connection (compiled once per
     # process, not the ORM's unit of work or a multi-row VALUES compiled again for every save)
 
-    def _insert_round(
+    def insert_round(
         self,
         game_id: str,
         now: datetime,
@@ -294,18 +300,18 @@ class WriteTransactions:
             values["id"] = round_id
         return self.session.connection().execute(ROUND_INSERT, values).inserted_primary_key[0]
 
-    def _set_round_time(self, round_id: int, time: RoundTime) -> None:
+    def set_round_time(self, round_id: int, time: RoundTime) -> None:
         values = {"round_key": round_id, "started_at": time.started_at, "duration_s": time.duration_s}
         self.session.connection().execute(ROUND_TIME_UPDATE, values)
 
-    def _delete_scores(self, round_id: int) -> None:
+    def delete_scores(self, round_id: int) -> None:
         self.session.connection().execute(SCORES_DELETE, {"round_key": round_id})
 
-    def _delete_round(self, round_id: int) -> None:
-        self._delete_scores(round_id)
+    def delete_round(self, round_id: int) -> None:
+        self.delete_scores(round_id)
         self.session.connection().execute(ROUND_DELETE, {"round_key": round_id})
 
-    def _add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
+    def add_scores(self, round_id: int, data: RoundIn, rules: scoring.Rules) -> list[scoring.Score]:
         """The round's scores as entered (the engine's), written in one executemany."""
         own = CALLER_FIELD.get(rules.kind)
         if own is None:
@@ -327,12 +333,11 @@ class WriteTransactions:
         self.session.connection().execute(SCORE_INSERT, rows)
         return scores
 
-    def _replayed(
-        self, record: Record, idempotency: Idempotency, urls_for: UrlsFor | None, *, strict: bool = True
-    ) -> Outcome | None:
+    def replayed(self, record: Record, idempotency: Idempotency, *, strict: bool = True) -> Outcome | None:
         """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
         game, players, played, times = restore(record.snapshot)
-        body = scored_view(game, players, played, times).public()
+        view = scored_view(game, players, played, times)
+        edit_key = None
         if record.sealed_key is not None:
             try:
                 edit_key = self.replays.edit_key(record, idempotency, game.id)
@@ -343,6 +348,4 @@ class WriteTransactions:
                 raise ReplayUnavailable(
                     _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
                 ) from None
-            if urls_for is not None:
-                body |= {"edit_key": edit_key, "urls": urls_for(game.id, edit_key)}
-        return Outcome(record.status_code, body, None, replayed=True)
+        return Outcome(view, created=record.status_code == 201, replayed=True, edit_key=edit_key)

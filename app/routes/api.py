@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -28,6 +29,7 @@ from app.minimal import (
     RoundStartedMinimal,
     Shape,
     answer,
+    game_body,
     saved_round,
     started,
 )
@@ -50,7 +52,6 @@ from app.routes.deps import (
 from app.rules.presets import describe
 from app.rules.timing import COUNTDOWN_S
 from app.schemas import GameCreate, GameUpdate, RoundIn
-from app.urls import urls_for
 
 router = APIRouter(
     prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
@@ -58,18 +59,25 @@ router = APIRouter(
 
 
 def _answer(
-    outcome: Outcome, request: Request, minimal: bool, shape: Shape = whole_game, location: str | None = None
+    outcome: Outcome,
+    request: Request,
+    minimal: bool,
+    shape: Shape = whole_game,
+    location: str | None = None,
+    body: dict[str, Any] | None = None,
 ) -> JSONAnswer:
-    """The write's answer: the whole game, or with `Prefer: return=minimal` the body cut to `shape`
-    (app.minimal), a replay's too (from the first answer, rebuilt)."""
+    """The write's answer: the whole game (201 when it made something new), or with `Prefer:
+    return=minimal` the body cut to `shape` (app.minimal), a replay's too (from the first answer, rebuilt)."""
     headers = {"ETag": f'"{outcome.version}"'}
-    if outcome.status == 201 and "edit_key" in outcome.body:
-        location = str(request.url_for("get_game", game_id=outcome.body["id"]))
+    if outcome.created and outcome.edit_key is not None:  # a new game: where it is
+        location = str(request.url_for("get_game", game_id=outcome.game_id))
     if location:
         headers["Location"] = location
     if outcome.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return answer(outcome.body, outcome.status, headers, minimal, shape)
+    if body is None:
+        body = game_body(request, outcome)
+    return answer(body, 201 if outcome.created else 200, headers, minimal, shape)
 
 
 @router.post(
@@ -99,7 +107,7 @@ def create_game(
     body = data.model_dump(mode="json", exclude={"table_id"} if data.table_id is None else None)
     idempotency = Idempotency.of(idempotency_key, "POST /games", body)
     try:
-        outcome = games.create(data, urls_for(request), idempotency, client=client, table_credential=table_key)
+        outcome = games.create(data, idempotency, client=client, table_credential=table_key)
     except BaseException:  # refused (app.http.problems answers it) or failed: no game, no slot
         limit.release(client)
         raise
@@ -195,7 +203,7 @@ def add_round(
     idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json", exclude_none=True))
     outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
     # Where the new round is corrected or deleted: the last round of the game as this answer shows it.
-    where = str(request.url_for("replace_round", game_id=outcome.body["id"], number=len(outcome.body["rounds"])))
+    where = str(request.url_for("replace_round", game_id=outcome.game_id, number=len(outcome.view.round_ids)))
     return _answer(outcome, request, minimal, saved_round(), where)
 
 
@@ -222,8 +230,9 @@ def start_round(
     idempotency = Idempotency.of(idempotency_key, "POST /start")
     outcome = games.start_round(game_id, credential, if_match=if_match, idempotency=idempotency)
     # server_now as it answers (a replay's too): the clock a client compares its own with.
-    outcome.body = outcome.body | {"blitz_at": outcome.body["round_started_at"], "server_now": _now()}
-    return _answer(outcome, request, minimal, started)
+    body = game_body(request, outcome)
+    body |= {"blitz_at": body["round_started_at"], "server_now": _now()}
+    return _answer(outcome, request, minimal, started, body=body)
 
 
 def _now() -> str:
@@ -340,7 +349,7 @@ def rotate_key(
 ) -> Response:
     # The replay record is bound to the old key by the use case: only its holder gets the new key again.
     idempotency = Idempotency.of(idempotency_key, "POST /key")
-    outcome = games.rotate_key(game_id, credential, urls_for(request), if_match=if_match, idempotency=idempotency)
+    outcome = games.rotate_key(game_id, credential, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request, minimal)
 
 

@@ -24,13 +24,12 @@ from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.http.ratelimit import client_address
 from app.i18n import _
 from app.idempotency import Idempotency
-from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer
+from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer, game_body, table_body
 from app.minimal import game as whole_game
 from app.minimal import table as whole_table
 from app.preconditions import none_match
 from app.routes.deps import BackupsDep, GameId, IdempotencyKey, IfNoneMatch, PreferMinimal, TableId, operation_id
 from app.tables.roster import table_etag
-from app.urls import table_urls, urls_for
 
 router = APIRouter(prefix="/api/v1", generate_unique_id_function=operation_id)
 
@@ -129,7 +128,7 @@ def import_table(
         return too_many(wait, TOO_MANY_NEW_GAMES)
     idempotency = Idempotency.of(idempotency_key, "POST /tables/import", hashlib.sha256(body).hexdigest())
     try:
-        outcome = backups.import_table(body, table_urls(request), idempotency, client=client)
+        outcome = backups.import_table(body, idempotency, client=client)
     except GameError:
         # Refused once read and checked: it counts, unlike a refused new game, as reading a whole
         # table's document is the work the limit is for.
@@ -139,9 +138,10 @@ def import_table(
         raise
     if outcome.replayed:
         limit.release(client)
-    location = str(request.url_for("get_table", table_id=outcome.body["id"]))
+    location = str(request.url_for("get_table", table_id=outcome.table_id))
     # A table's ETag, as GET /tables/{id} answers it.
-    return _created(outcome.body, location, table_etag(outcome.body), outcome.replayed, minimal, whole_table)
+    answered = table_body(request, outcome)
+    return _created(answered, location, table_etag(outcome.table), outcome.replayed, minimal, whole_table)
 
 
 @router.get(
@@ -182,7 +182,7 @@ def import_game(
         return too_many(wait, TOO_MANY_NEW_GAMES)
     idempotency = Idempotency.of(idempotency_key, "POST /games/import", hashlib.sha256(body).hexdigest())
     try:
-        outcome = backups.import_game(body, urls_for(request), idempotency, client=client)
+        outcome = backups.import_game(body, idempotency, client=client)
     except GameError:  # refused once read and checked: it counts (import_table)
         raise
     except BaseException:
@@ -190,5 +190,6 @@ def import_game(
         raise
     if outcome.replayed:
         limit.release(client)
-    location = str(request.url_for("get_game", game_id=outcome.body["id"]))
-    return _created(outcome.body, location, f'"{outcome.version}"', outcome.replayed, minimal, whole_game)
+    location = str(request.url_for("get_game", game_id=outcome.game_id))
+    answered = game_body(request, outcome)
+    return _created(answered, location, f'"{outcome.version}"', outcome.replayed, minimal, whole_game)

@@ -1,6 +1,9 @@
-"""Dependencies the route modules share: the use cases, path parameters, headers, the bearer credential.
+"""Dependencies the route modules share: the use cases, the session, path parameters, headers, the bearer
+credential.
 
-Route modules import from here, never from each other.
+Route modules import from here, never from each other, and reach the use cases and the database session
+only through here (tests/project/test_architecture.py): `GamesDep`, `TablesDep`, `BackupsDep`, `SessionDep`, and
+the use-case classes themselves for a helper's annotation.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from app.http.prefer import wants_minimal
 from app.minimal import PREFER_TEXT
 from app.security import Credential
 from app.tables.usecases import Tables
+
+__all__ = ["Backups", "Games", "SessionDep", "Tables"]  # re-exported: the one door to the use cases
 
 
 async def get_games(request: Request, session: SessionDep) -> Games:

@@ -6,7 +6,8 @@ handler (app.http.problems, rendering app.web.render.refused_page) answers. What
 broken by the round typed, the game changed meanwhile) is caught here and shown beside the field.
 
 Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
-routes answer the `_game.html` fragment that the page itself includes.
+routes answer the `_game.html` fragment that the page itself includes. About 400 lines: one route per
+form of the scorekeeper's page, each a few lines of reading and answering, kept together as the page is.
 """
 
 from __future__ import annotations
@@ -26,14 +27,13 @@ from app.errors import (
     TooManyRounds,
     VersionMismatch,
 )
-from app.games.usecases import Games
 from app.games.viewcache import cached_view
-from app.games.views import GameView
+from app.games.views import GameView, game_table
 from app.http.ratelimit import client_address, wrong_key_wait
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.preconditions import none_match
-from app.routes.deps import ChangeId, GameId, GamesDep, RoundNumber
+from app.routes.deps import ChangeId, GameId, Games, GamesDep, RoundNumber
 from app.rules import scoring
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.security import (
@@ -47,12 +47,19 @@ from app.security import (
     table_cookie_key,
 )
 from app.tables.roster import RematchOf
-from app.urls import urls_for
-from app.web.changes import change_lines
-from app.web.context import RoundForm, game_context, table_link
-from app.web.entry import RoundFormInvalid, parse_round, round_errors, round_form, typed_counts, unchanged_rounds
+from app.web.changes import SHOWN
+from app.web.context import Done, GameData, Keeper
+from app.web.entry import (
+    RoundForm,
+    RoundFormInvalid,
+    parse_round,
+    round_errors,
+    round_form,
+    typed_counts,
+    unchanged_rounds,
+)
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
-from app.web.keeper import done_text, keeper_answer, loaded_view
+from app.web.keeper import done_text, keeper_fragment, keeper_redirect, loaded_view
 from app.web.render import (
     OFFLINE_COPY,
     error_page,
@@ -60,7 +67,6 @@ from app.web.render import (
     go,
     is_htmx,
     keeper_headers,
-    render,
     templates,
     too_many_page,
 )
@@ -112,24 +118,53 @@ def keeper_page(
     # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
     done = None if form or confirm or delete_game else done_text(saved=saved, corrected=corrected, rounds=rounds)
     if taken and done is None and not (form or confirm or delete_game):
-        done = {"text": _("This phone keeps score now: it was handed over to you."), "undo": None}
-    context = game_context(
-        request,
-        view,
-        keeper=True,
+        done = Done(_("This phone keeps score now: it was handed over to you."))
+    keeper = Keeper(
         form=form,
         confirm_delete=confirm,
-        handover={"1": "share", "move": "move"}.get(handover or ""),
         confirm_delete_game=delete_game and not confirm,
+        handover={"1": "share", "move": "move"}.get(handover or ""),
         done=done,
-        changes=change_lines(games, view),
-        table=table_link(request, games.session, view),
-        page=page,
     )
     # The page may be kept for offline use, unless it shows the edit link or a handover link.
     offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
     tagged = {"ETag": etag} if etag else {}
-    return render(request, "game.html", context, fragment="_game.html", headers=keeper_headers() | offline | tagged)
+    return keeper_fragment(request, _page_data(request, games, view), keeper, page=page, headers=offline | tagged)
+
+
+def _page_data(request: Request, games: Games, view: GameView) -> GameData:
+    """What the scorekeeper's page shows besides the game, read here from the use case: its latest
+    changes, and its table (the whole page only: a live refresh of the fragment reads nothing more)."""
+    table = None if is_htmx(request) else game_table(games.session, view.game)
+    return GameData(view, games.changes(view.game.id, limit=SHOWN), table)
+
+
+def keeper_answer(
+    request: Request,
+    games: Games,
+    game_id: str,
+    *,
+    form: RoundForm | None = None,
+    message: str | None = None,
+    status: int = 200,
+    rules_form: dict[str, Any] | None = None,
+    view: GameView | None = None,
+    done: dict[str, int] | None = None,
+    refused: tuple[int, str] | None = None,
+    preserved: range | tuple[()] = (),
+) -> Response:
+    """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
+    `view` when the use case already has the game as it now stands. `done` names a round just saved
+    or corrected, which the page confirms; `refused`: a revert refused, (change id, why), said beside
+    that change; `preserved`: after a new round, the round cards the page already shows (left out)."""
+    if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
+        return keeper_redirect(request, game_id, done)
+    view = view or games.get(game_id)
+    confirmed = done_text(**done, rounds=len(view.round_ids)) if done else None
+    keeper = Keeper(
+        form=form, message=message, rules_form=rules_form, done=confirmed, refused=refused, preserved=preserved
+    )
+    return keeper_fragment(request, _page_data(request, games, view), keeper, status=status)
 
 
 def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLResponse:
@@ -207,10 +242,11 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
         if not state.values:
             state.values.update({k: v[:20] for k, v in typed_counts(form).items()})
         return keeper_answer(request, games, game_id, form=state, status=error.status, view=loaded_view(error))
-    rounds = len(outcome.view.round_ids) if outcome.view else 0
+    shown = outcome.current  # None for a replay: the page shows the game as it stands now
+    rounds = len(shown.round_ids) if shown else 0
     done = {"corrected": number} if number is not None else {"saved": rounds}
-    unchanged = unchanged_rounds(request, outcome.version, rounds) if number is None and outcome.view else ()
-    return keeper_answer(request, games, game_id, view=outcome.view, done=done, preserved=unchanged)
+    unchanged = unchanged_rounds(request, outcome.version, rounds) if number is None and shown else ()
+    return keeper_answer(request, games, game_id, view=shown, done=done, preserved=unchanged)
 
 
 @router.post("/g/{game_id}/start", name="start_round_page")
@@ -223,7 +259,7 @@ async def start_round_page(request: Request, game_id: GameId, games: GamesDep) -
         outcome = games.start_round(game_id, credential)
     except GameIsOver as error:
         return keeper_answer(request, games, game_id, message=error.detail, status=409)
-    return keeper_answer(request, games, game_id, view=outcome.view)
+    return keeper_answer(request, games, game_id, view=outcome.current)
 
 
 @router.post("/g/{game_id}/rounds/{number}/delete", name="delete_round_page")
@@ -255,7 +291,7 @@ async def revert_change_page(request: Request, game_id: GameId, change_id: Chang
         return keeper_answer(request, games, game_id, refused=refused, status=409)
     except (CantRevert, InvalidInput, TooManyRounds) as error:
         return keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
-    return keeper_answer(request, games, game_id, view=outcome.view)
+    return keeper_answer(request, games, game_id, view=outcome.current)
 
 
 @router.post("/g/{game_id}/delete", name="delete_game_page")
@@ -337,7 +373,7 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     if wait := limit.reserve(client):
         return too_many_page(request, wait)
     try:
-        outcome = games.create(data, urls_for(request), **at_table)
+        outcome = games.create(data, **at_table)
     except InvalidInput as error:
         # Names stored before today's rules (for example only invisible characters) can't start a
         # new game as they are: say which, rather than fail.
@@ -347,9 +383,9 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     except BaseException:
         limit.release(client)
         raise
-    new_id = outcome.body["id"]
+    new_id = outcome.game_id
     response = go(request, request.app.url_path_for("keeper_page", game_id=new_id))
-    set_edit_cookie(request, response, new_id, outcome.body["edit_key"])
+    set_edit_cookie(request, response, new_id, outcome.edit_key)
     return response
 
 
@@ -358,7 +394,7 @@ async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) ->
     """New edit key: every old edit link, cookie and API key for this game stops working at once."""
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
-    new_key = games.rotate_key(game_id, credential, urls_for(request)).body["edit_key"]
+    new_key = games.rotate_key(game_id, credential).edit_key
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
     response = go(request, url)
     response.headers.update(keeper_headers())

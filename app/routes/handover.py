@@ -21,7 +21,6 @@ from app.i18n import _
 from app.idempotency import Idempotency
 from app.routes.deps import GameId, GamesDep
 from app.security import FORM_REFUSED, FormRefused, same_origin, set_edit_cookie
-from app.urls import urls_for
 from app.web.forms import read_form
 from app.web.render import error_page, keeper_headers, templates, too_many_page
 
@@ -56,11 +55,11 @@ async def take_over(request: Request, game_id: GameId, token: Token, games: Game
         raise FormRefused(_(FORM_REFUSED))
     idempotency = Idempotency.of(form.get("request_id", "")[:100], "take over", game_id, token)
     try:
-        outcome = games.take_over(game_id, token, urls_for(request), idempotency=idempotency)
+        outcome = games.take_over(game_id, token, idempotency=idempotency)
     except HandoverRefused as error:
         return _refused(request, error.detail)
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?taken=1"
     response = RedirectResponse(url, status_code=303)
     response.headers.update(keeper_headers())
-    set_edit_cookie(request, response, game_id, outcome.body["edit_key"])
+    set_edit_cookie(request, response, game_id, outcome.edit_key)
     return response

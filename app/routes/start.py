@@ -10,11 +10,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.errors import InvalidInput, KeyMissing, KeyWrong
-from app.games.usecases import Games, new_game
+from app.games.game_rules import new_game
 from app.games.views import load_views
 from app.http.ratelimit import client_address, retry_after_header, wrong_key_wait
 from app.i18n import _, join_names, pgettext, problem_text
-from app.routes.deps import GamesDep, TableQuery, TablesDep
+from app.routes.deps import Games, GamesDep, TableQuery, TablesDep
 from app.rules import scoring
 from app.schemas import GameCreate, PersonIn, PlayerCreate, RulesCreate, TableCreate
 from app.security import (
@@ -30,9 +30,7 @@ from app.security import (
     table_cookie_name,
     table_keeper_credential,
 )
-from app.tables.roster import missing_table
-from app.tables.usecases import MAX_PEOPLE
-from app.urls import table_urls, urls_for
+from app.tables.roster import MAX_PEOPLE, missing_table
 from app.web.forms import (
     NOT_A_NUMBER,
     FormDict,
@@ -232,7 +230,7 @@ def _start_game(request: Request, games: Games, typed: _Typed) -> tuple[Response
         if errors:  # something could not be read: make nothing, and say what else is wrong too
             new_game(data)
         else:
-            outcome = games.create(data, urls_for(request), table_credential=credential)
+            outcome = games.create(data, table_credential=credential)
     except InvalidInput as error:
         for problem in error.problems:
             fields = entries[problem.index] if problem.index is not None and problem.index < len(entries) else None
@@ -246,9 +244,9 @@ def _start_game(request: Request, games: Games, typed: _Typed) -> tuple[Response
         return _new_game_response(request, games, typed, {"form": [_(STALE_TABLE_KEY)]}, status=403), False
     if errors:
         return _new_game_response(request, games, typed, errors, status=422), False
-    game_id = outcome.body["id"]
+    game_id = outcome.game_id
     response = go(request, request.app.url_path_for("keeper_page", game_id=game_id))
-    set_edit_cookie(request, response, game_id, outcome.body["edit_key"])
+    set_edit_cookie(request, response, game_id, outcome.edit_key)
     return response, True
 
 
@@ -326,7 +324,7 @@ async def create_table_page(request: Request, games: GamesDep, tables: TablesDep
         name=values["table_name"], people=[PersonIn.model_construct(name=line[:1000]) for line in lines]
     )
     try:
-        outcome = tables.create(data, table_urls(request))
+        outcome = tables.create(data)
     except InvalidInput as error:
         limit.release(client)
         errors: dict[str, list[str]] = {}
@@ -341,7 +339,7 @@ async def create_table_page(request: Request, games: GamesDep, tables: TablesDep
     except BaseException:
         limit.release(client)
         raise
-    table_id = outcome.body["id"]
+    table_id = outcome.table_id
     response = go(request, request.app.url_path_for("table_page", table_id=table_id))
-    set_table_cookie(request, response, table_id, outcome.body["edit_key"])
+    set_table_cookie(request, response, table_id, outcome.edit_key)
     return response

@@ -20,7 +20,7 @@ from app.errors import InvalidInput, KeyMissing, KeyWrong, PersonHasGames
 from app.http.ratelimit import wrong_key_wait
 from app.i18n import _, problem_text
 from app.models import utcnow
-from app.routes.deps import PersonId, TableId, TablesDep
+from app.routes.deps import PersonId, TableId, Tables, TablesDep
 from app.schemas import PersonIn, TableUpdate
 from app.security import (
     STALE_TABLE_KEY,
@@ -31,8 +31,6 @@ from app.security import (
     table_keeper_credential,
 )
 from app.tables.roster import missing_table
-from app.tables.usecases import Tables
-from app.urls import table_urls
 from app.web.forms import FormDict, read_form
 from app.web.periods import read_period
 from app.web.person import person_context
@@ -189,10 +187,10 @@ async def rotate_table_key_page(request: Request, table_id: TableId, tables: Tab
     change). This browser keeps the new one, and the page shows the new link to share."""
     _form, credential = await _posted(request, table_id)
     try:
-        outcome = tables.rotate_key(table_id, credential, table_urls(request))
+        outcome = tables.rotate_key(table_id, credential)
     except (KeyWrong, KeyMissing):
         return _stale_key(request, table_id)
     response = go(request, request.app.url_path_for("table_page", table_id=table_id) + "?share=1#handover")
     response.headers.update(keeper_headers())
-    set_table_cookie(request, response, table_id, outcome.body["edit_key"])
+    set_table_cookie(request, response, table_id, outcome.edit_key)
     return response

@@ -22,12 +22,11 @@ from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, 
 from pydantic import Field as PField
 from pydantic_core import PydanticCustomError
 
-from app.db import SessionDep
 from app.http.jsonanswer import JSONAnswer
 from app.http.problems import problem_responses
 from app.i18n import _
 from app.preconditions import none_match
-from app.routes.deps import IfNoneMatch, TableId, operation_id
+from app.routes.deps import IfNoneMatch, SessionDep, TableId, operation_id
 from app.spreadsheet import spreadsheet_safe
 from app.tables import standings
 from app.tables.answers import StatsKind, TableHeadToHead, TableStats

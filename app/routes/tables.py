@@ -12,7 +12,7 @@ from app.http.jsonbody import StrictJsonRoute
 from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
 from app.http.ratelimit import client_address
 from app.idempotency import Idempotency
-from app.minimal import PersonMinimal, TableCreatedMinimal, TableMinimal, answer, newest_person
+from app.minimal import PersonMinimal, TableCreatedMinimal, TableMinimal, answer, newest_person, table_body
 from app.minimal import table as whole_table
 from app.preconditions import none_match
 from app.routes.deps import (
@@ -27,9 +27,8 @@ from app.routes.deps import (
     operation_id,
 )
 from app.schemas import PersonIn, TableCreate, TableUpdate
+from app.tables.outcome import TableOutcome
 from app.tables.roster import table_etag
-from app.tables.usecases import TableOutcome
-from app.urls import table_urls  # the pages' links (/t/{id}, /t/{id}/edit/{key}), in one place
 
 router = APIRouter(
     prefix="/api/v1", tags=["tables"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
@@ -41,12 +40,13 @@ _WRITE_ERRORS = problem_responses(401, 403, 404, 412, 413, 422, 429)
 def _answer(outcome: TableOutcome, request: Request, minimal: bool, person_id: int | None = None) -> JSONAnswer:
     """The table whole, or with `Prefer: return=minimal` cut to its id, name and version (app.minimal),
     with the person added or renamed (`person_id`), and the new key when there is one."""
-    headers = {"ETag": table_etag(outcome.body)}
-    if outcome.status == 201:  # the table, as v1 always answered (a person added too: the body names them)
-        headers["Location"] = str(request.url_for("get_table", table_id=outcome.body["id"]))
+    headers = {"ETag": table_etag(outcome.table)}
+    if outcome.created:  # the table, as v1 always answered (a person added too: the body names them)
+        headers["Location"] = str(request.url_for("get_table", table_id=outcome.table_id))
     if outcome.replayed:
         headers["Idempotent-Replayed"] = "true"
-    return answer(outcome.body, outcome.status, headers, minimal, lambda body: whole_table(body, person_id))
+    status = 201 if outcome.created else 200
+    return answer(table_body(request, outcome), status, headers, minimal, lambda body: whole_table(body, person_id))
 
 
 @router.post(
@@ -72,7 +72,7 @@ def create_table(
         return too_many(wait, TOO_MANY_NEW_GAMES)
     idempotency = Idempotency.of(idempotency_key, "POST /tables", data.model_dump(mode="json"))
     try:
-        outcome = tables.create(data, table_urls(request), idempotency, client=client)
+        outcome = tables.create(data, idempotency, client=client)
     except BaseException:
         limit.release(client)
         raise
@@ -138,7 +138,7 @@ def rotate_table_key(
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     idempotency = Idempotency.of(idempotency_key, "POST /tables/key")
-    outcome = tables.rotate_key(table_id, credential, table_urls(request), if_match=if_match, idempotency=idempotency)
+    outcome = tables.rotate_key(table_id, credential, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request, minimal)
 
 
@@ -162,7 +162,7 @@ def add_person(
 ) -> Response:
     idempotency = Idempotency.of(idempotency_key, "POST /people", data.model_dump(mode="json"))
     outcome = tables.add_person(table_id, credential, data, if_match=if_match, idempotency=idempotency)
-    return _answer(outcome, request, minimal, newest_person(outcome.body))
+    return _answer(outcome, request, minimal, newest_person(outcome.table))
 
 
 @router.patch(

@@ -13,14 +13,14 @@ from fastapi.responses import HTMLResponse, Response
 
 from app import i18n
 from app.games.viewcache import cached_view
-from app.games.views import version_start_and_table
+from app.games.views import game_table, version_start_and_table
 from app.http.assets import build
 from app.preconditions import none_match
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
 from app.urls import absolute_url
-from app.web.changes import change_lines
-from app.web.context import game_context, table_link
+from app.web.changes import SHOWN
+from app.web.context import GameData, Viewer, game_page
 from app.web.render import OFFLINE_COPY, is_htmx, render
 
 router = APIRouter(include_in_schema=False)
@@ -64,12 +64,14 @@ def view_page(
             headers = _view_headers(request, game_id, version, layout, htmx, table_version)
             return Response(status_code=304, headers=headers)
     view = cached_view(games, game_id, version)  # no such game: 404 (410 when deleted)
-    table = table_link(request, games.session, view)
-    changes = None if tv else change_lines(games, view)
-    context = game_context(request, view, keeper=False, tv=tv, changes=changes, table=table, page=page)
-    context["handed_over"] = i18n.gettext(HANDED_OVER) if handed_over else None
-    response = render(request, "game.html", context, fragment="_game.html")
-    table_version = table["version"] if table else None
+    # What the page shows besides the game, read here: its table (the whole page only: a live refresh
+    # of the fragment reads nothing more) and its latest changes (the TV view shows none).
+    table = None if htmx else game_table(games.session, view.game)
+    changes = () if tv else games.changes(view.game.id, limit=SHOWN)
+    viewer = Viewer(tv=tv, handed_over=i18n.gettext(HANDED_OVER) if handed_over else None)
+    page_model = game_page(request, GameData(view, changes, table), viewer, page=page)
+    response = render(request, "game.html", page_model.context(), fragment="_game.html")
+    table_version = table.version if table else None
     response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx, table_version))
     return response
 

@@ -1,5 +1,5 @@
 """Awards at the end of a game, derived from its scored rounds. Pure, like
-app.rules.scoring, whose types it reads (tests/test_architecture.py checks that it imports nothing else).
+app.rules.scoring, whose types it reads (tests/project/test_architecture.py checks that it imports nothing else).
 
 Only a game that is over has awards: while it is on, the next round can change every one of them.
 Ties share an award (the players in seating order). An award that would name every player says

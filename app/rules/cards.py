@@ -24,9 +24,7 @@ from app.rules.base import (
     check_caller,
     check_seats,
 )
-
-# The presets whose messages say "Dutch cards" and "Blitz cards"; the others say "centre" and "pile".
-BLITZ_WORDS = frozenset({"dutch_blitz", "dutch_blitz_100"})
+from app.rules.presets import BLITZ_WORDS
 
 
 def validate_round(

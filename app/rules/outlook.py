@@ -1,5 +1,5 @@
-"""What it takes to win next round: pure, like app.rules.scoring, whose rules it reads (tests/test_architecture.py
-checks that it imports nothing else).
+"""What it takes to win next round: pure, like app.rules.scoring, whose rules it reads
+(tests/project/test_architecture.py checks that it imports nothing else).
 
 A game ends after a round in which the highest total reaches the target, so whoever wins next round
 must reach it. Reaching it is also enough when nobody else does: the only total at or past the target

@@ -28,6 +28,9 @@ PRESETS: dict[str, Rules] = {
     "thirty_one": Rules(kind=Kind.LIVES, preset="thirty_one"),
 }
 DEFAULT_PRESET = "dutch_blitz"
+# The presets that speak Dutch Blitz's words: "Dutch cards", "Blitz pile", "Blitz!" (the rules' problem
+# codes, the round form, the history and the awards). The other card games say "centre" and "pile".
+BLITZ_WORDS = frozenset({"dutch_blitz", "dutch_blitz_100"})
 CHOICES: dict[str, tuple[str, ...]] = {
     "tie_break": tuple(t.value for t in TieBreak),
     "end": tuple(e.value for e in End),

@@ -6,7 +6,7 @@ changed mid-game, always gives the answer the game would have had if it had been
 
 A game's kind picks the rule family (app.rules.cards, lowest, lives); its preset (app.rules.presets)
 fills in the parameters. These modules must stay pure: they import nothing from fastapi, sqlmodel,
-sqlalchemy or the app outside app.rules (tests/test_architecture.py checks), so the rules can be
+sqlalchemy or the app outside app.rules (tests/project/test_architecture.py checks), so the rules can be
 tested and reused without a server.
 """
 

@@ -1,5 +1,5 @@
 """The answer models of a table's standings and head-to-head (app.tables.standings builds the dicts; these
-describe them in the OpenAPI document, and tests/test_table_stats.py checks every answer against them).
+describe them in the OpenAPI document, and tests/tables/test_table_stats.py checks every answer against them).
 Apart from app.answers, which holds the games' and the table's own answers."""
 
 from __future__ import annotations

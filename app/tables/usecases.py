@@ -3,8 +3,8 @@ give it a new key; add, rename and remove the people on its roster; read it.
 
 A table works like a game: a public id (its view link), a secret edit key stored only as a hash, a
 version bumped by every change (ETag, If-Match) and Idempotency-Key replays. Its writes share one
-transaction shape (`_write`): the table's row locked, the key checked, a replay answered, If-Match,
-the change, the version, the replay record, COMMIT. A replay record of a table keeps its answer (a
+transaction shape (`_write`, on app.db.write_transaction): the table's row locked, the key checked, a
+replay answered, If-Match, the change, the version, the replay record, COMMIT. A replay record of a table keeps its answer (a
 table's answer is small), compressed, where a game's keeps its inputs.
 
 Renaming a person renames their players in every game of the table: those games change too (their
@@ -16,15 +16,13 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, update
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from app.config import Settings
-from app.db import begin_write, serial_writes
+from app.db import write_transaction
 from app.errors import (
     GameNotFound,
     InvalidInput,
@@ -40,6 +38,7 @@ from app.rules.names import clean_name, name_key, table_name_problem
 from app.schemas import PersonIn, TableCreate, TableUpdate
 from app.sealing import SealBroken, Sealer
 from app.security import Credential, hash_key, new_edit_key, new_game_id
+from app.tables.outcome import TableOutcome
 from app.tables.roster import (
     MAX_PEOPLE,
     check_table_key,
@@ -54,24 +53,10 @@ from app.tables.roster import (
 
 NEW_TABLE_SCOPE = "new-table"
 
-TableUrls = Callable[[str, str | None], dict[str, str]]  # (table id, edit key or None) -> {"view", "edit"?}
-
 
 def table_scope(table_id: str) -> str:
     """The scope of a table's replay records (a game's is its id, which can't start with "t:")."""
     return "t:" + table_id
-
-
-@dataclass(slots=True)
-class TableOutcome:
-    status: int
-    body: dict[str, Any]  # the table as the API answers it (plus edit_key and urls on creation or rotation)
-    replayed: bool = False
-    games: tuple[tuple[str, int], ...] = ()  # games that changed with it (a person renamed): (id, version)
-
-    @property
-    def version(self) -> int:
-        return int(self.body["version"])
 
 
 class Tables:
@@ -102,9 +87,8 @@ class Tables:
 
     # writing
 
-    def create(
-        self, data: TableCreate, urls: TableUrls, idempotency: Idempotency | None = None, client: str = ""
-    ) -> TableOutcome:
+    def create(self, data: TableCreate, idempotency: Idempotency | None = None, client: str = "") -> TableOutcome:
+        """A new table, with its edit key in the outcome; its people join its roster."""
         name = clean_name(data.name)
         problems = [name_refused(reason, field="table_name")] if (reason := table_name_problem(name)) else []
         names: list[str] = []
@@ -117,44 +101,26 @@ class Tables:
             names.append(cleaned)
         if problems:
             raise InvalidInput(problems)
-        replays = self.replays
+        replays, session = self.replays, self.session
         key = mac = ""
         if idempotency:
             key = replays.lookup_key(CREATE, NEW_TABLE_SCOPE, client, idempotency)
             mac = replays.request_mac(CREATE, idempotency)
-        try:
-            return self._create(name, names, urls, idempotency, key, mac)
-        except IntegrityError:
-            # Another request with the same Idempotency-Key committed first (PostgreSQL, where nothing
-            # serialises two creations): its answer is now stored, so look again.
-            if not idempotency:
-                raise
-            return self._create(name, names, urls, idempotency, key, mac)
 
-    def _create(
-        self, name: str, names: list[str], urls: TableUrls, idempotency: Idempotency | None, key: str, mac: str
-    ) -> TableOutcome:
-        replays, session = self.replays, self.session
-        with serial_writes(session):
-            begin_write(session)
-            try:
-                if idempotency and (record := replays.find(NEW_TABLE_SCOPE, key, mac)):
-                    outcome = self._replayed(record, idempotency, urls)
-                    session.rollback()
-                    return outcome
-                edit_key = new_edit_key()
-                table = CardTable(id=new_game_id(), name=name, edit_key_hash=hash_key(edit_key))
-                session.add(table)
-                session.flush()
-                join_roster(session, table, names)
-                body = public_table(session, table)
-                if idempotency:
-                    self._remember(NEW_TABLE_SCOPE, key, mac, CREATE, 201, body, table, edit_key, idempotency)
-                session.commit()
-            except BaseException:
-                session.rollback()
-                raise
-        return TableOutcome(201, body | {"edit_key": edit_key, "urls": urls(table.id, edit_key)})
+        def work() -> TableOutcome:
+            if idempotency and (record := replays.find(NEW_TABLE_SCOPE, key, mac)):
+                return self._replayed(record, idempotency)
+            edit_key = new_edit_key()
+            table = CardTable(id=new_game_id(), name=name, edit_key_hash=hash_key(edit_key))
+            session.add(table)
+            session.flush()
+            join_roster(session, table, names)
+            answer = public_table(session, table)
+            if idempotency:
+                self._remember(NEW_TABLE_SCOPE, key, mac, CREATE, 201, answer, table, edit_key, idempotency)
+            return TableOutcome(answer, created=True, edit_key=edit_key)
+
+        return write_transaction(session, work, again_when_taken=idempotency is not None)
 
     def update(self, table_id: str, credential: Credential, data: TableUpdate, **options: Any) -> TableOutcome:
         def change(table: CardTable) -> None:
@@ -165,7 +131,7 @@ class Tables:
 
         return self._write(table_id, credential, change, **options)
 
-    def rotate_key(self, table_id: str, credential: Credential, urls: TableUrls, **options: Any) -> TableOutcome:
+    def rotate_key(self, table_id: str, credential: Credential, **options: Any) -> TableOutcome:
         """A new edit key; the old one (its links and cookies) stops working. A retry with the same
         Idempotency-Key and old key gets the new key again, for a few minutes and while nothing else
         changed the table (as a game's rotation, app.games.keeping)."""
@@ -174,7 +140,7 @@ class Tables:
         def change(table: CardTable) -> None:
             table.edit_key_hash = hash_key(new_key)
 
-        return self._write(table_id, credential, change, new_key=new_key, urls=urls, **options)
+        return self._write(table_id, credential, change, new_key=new_key, **options)
 
     def add_person(self, table_id: str, credential: Credential, data: PersonIn, **options: Any) -> TableOutcome:
         def change(table: CardTable) -> None:
@@ -188,7 +154,7 @@ class Tables:
                 raise InvalidInput([Problem("roster_full", field="name", params={"max": MAX_PEOPLE})])
             self.session.add(Person(table_id=table_id, name=name, name_key=name_key(name)))
 
-        return self._write(table_id, credential, change, status=201, **options)
+        return self._write(table_id, credential, change, created=True, **options)
 
     def rename_person(
         self, table_id: str, person_id: int, credential: Credential, data: PersonIn, **options: Any
@@ -196,6 +162,7 @@ class Tables:
         changed: list[tuple[str, int]] = []
 
         def change(table: CardTable) -> None:
+            changed.clear()  # a write run again (its connection lost before COMMIT) starts afresh
             person = self._person(table_id, person_id)
             name, problems = checked_name(data.name)
             if problems:
@@ -271,10 +238,12 @@ class Tables:
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
-        status: int = 200,
+        created: bool = False,
         new_key: str | None = None,
-        urls: TableUrls | None = None,
     ) -> TableOutcome:
+        """One change to a table, in the write transaction every write shares (app.db.write_transaction): the
+        table's row locked, the key checked, a replay answered (a rotation's looked up before the key check),
+        If-Match, the change, the version, the replay record. `new_key`: the change gives the table this key."""
         replays, session = self.replays, self.session
         operation = ROTATE if new_key is not None else WRITE
         scope = table_scope(table_id)
@@ -283,37 +252,28 @@ class Tables:
             bound = (credential.key or "") if operation == ROTATE else ""
             key = replays.lookup_key(operation, scope, bound, idempotency)
             mac = replays.request_mac(operation, idempotency)
-        with serial_writes(session):
-            begin_write(session)
-            try:
-                table = self.locked(table_id)
-                if operation == ROTATE and idempotency:
-                    record = replays.find_rotation(scope, key, mac, table.version)
-                    if record is not None:
-                        outcome = self._replayed(record, idempotency, urls, table_id)
-                        session.rollback()
-                        return outcome
-                check_table_key(table, credential)
-                if idempotency and (record := replays.find(scope, key, mac)):
-                    outcome = self._replayed(record, idempotency, urls, table_id)
-                    session.rollback()
-                    return outcome
-                check_table_version(table, if_match)
-                change(table)
-                table.version += 1
-                table.updated_at = utcnow()
-                session.add(table)
-                session.flush()
-                body = public_table(session, table)
-                if idempotency:
-                    self._remember(scope, key, mac, operation, status, body, table, new_key, idempotency)
-                session.commit()
-            except BaseException:
-                session.rollback()
-                raise
-        if new_key is not None and urls is not None:
-            body |= {"edit_key": new_key, "urls": urls(table_id, new_key)}
-        return TableOutcome(status, body)
+
+        def work() -> TableOutcome:
+            table = self.locked(table_id)
+            if operation == ROTATE and idempotency:
+                record = replays.find_rotation(scope, key, mac, table.version)
+                if record is not None:
+                    return self._replayed(record, idempotency)
+            check_table_key(table, credential)
+            if idempotency and (record := replays.find(scope, key, mac)):
+                return self._replayed(record, idempotency)
+            check_table_version(table, if_match)
+            change(table)
+            table.version += 1
+            table.updated_at = utcnow()
+            session.add(table)
+            session.flush()
+            answer = public_table(session, table)
+            if idempotency:
+                self._remember(scope, key, mac, operation, 201 if created else 200, answer, table, new_key, idempotency)
+            return TableOutcome(answer, created=created, edit_key=new_key)
+
+        return write_transaction(session, work)
 
     def _remember(
         self,
@@ -341,17 +301,14 @@ class Tables:
             game_id=table_scope(table.id),
         )
 
-    def _replayed(
-        self, record: Any, idempotency: Idempotency, urls: TableUrls | None, table_id: str | None = None
-    ) -> TableOutcome:
-        body = json.loads(zlib.decompress(record.snapshot))
+    def _replayed(self, record: Any, idempotency: Idempotency) -> TableOutcome:
+        answer = json.loads(zlib.decompress(record.snapshot))
+        edit_key = None
         if record.sealed_key is not None:
             try:
-                edit_key = self.replays.edit_key(record, idempotency, table_scope(body["id"]))
+                edit_key = self.replays.edit_key(record, idempotency, table_scope(answer["id"]))
             except SealBroken:
                 raise ReplayUnavailable(
                     _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
                 ) from None
-            if urls is not None:
-                body |= {"edit_key": edit_key, "urls": urls(body["id"], edit_key)}
-        return TableOutcome(record.status_code, body, replayed=True)
+        return TableOutcome(answer, created=record.status_code == 201, replayed=True, edit_key=edit_key)

@@ -12,8 +12,9 @@ differs between languages), and the players' names, numbers and arrows filled in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from app.games.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
 from app.games.views import GameView
@@ -58,10 +59,6 @@ ENDS = {"target": N_("at the target"), "rounds": N_("after the rounds")}
 MOVED = (("dutch", N_("Dutch {old} → {new}")), ("blitz", N_("Blitz {old} → {new}")), ("hand", N_("hand {old} → {new}")))
 
 
-class ChangeReader(Protocol):
-    def changes(self, game_id: str, limit: int | None = None) -> list[Change]: ...
-
-
 @dataclass
 class Part:
     """One piece of a change's detail: a player's name (shown isolated, <bdi>) and what changed for them."""
@@ -84,9 +81,12 @@ class ChangeLine:
     error: str | None = None  # a refused revert, said beside it
 
 
-def change_lines(games: ChangeReader, view: GameView, *, refused: tuple[int, str] | None = None) -> list[ChangeLine]:
-    """The latest changes as the page says them; `refused`: (change id, why) after a refused revert."""
-    lines = [describe(change, view) for change in games.changes(view.game.id, limit=SHOWN)]
+def change_lines(
+    changes: Iterable[Change], view: GameView, *, refused: tuple[int, str] | None = None
+) -> list[ChangeLine]:
+    """The latest changes (as the route read them: SHOWN of them, newest first) as the page says them;
+    `refused`: (change id, why) after a refused revert."""
+    lines = [describe(change, view) for change in changes]
     for line in lines:
         if refused and line.id == refused[0]:
             line.error = refused[1]

@@ -1,34 +1,45 @@
-"""What a game page shows: the view model built from a loaded game (standings, banner, chart, forms,
-share links and QR codes)."""
+"""What a game page shows: its view model, `GamePage`, built by `game_page` from what the route read
+(`GameData`: the game, its latest logged changes, its table) and who reads the page (a `Viewer`, or a
+`Keeper` with what the scorekeeper's page has open or says). It is composed of one small typed part per
+partial, each made by its own builder: `_timer` (_timer.html), `_banner` (_banner.html), `_scoreboard`
+(_scoreboard.html), `_round_form` (_round_form.html, _hand_form.html: app.web.entry), `_chart` (_chart.html),
+`_history` (_history.html), `_changes` (_changes.html), `_share` (_share.html).
+
+A render reads nothing and calls no use case: the route hands the data in. The templates read flat
+names (`GamePage.context()`): each part's fields are named as its partial reads them.
+
+A little over the ~400-line guide on purpose: the page model and the builders of its parts are one job,
+read together (each part a few lines of dataclass beside its builder); splitting them would only make a
+reader open two files to see what a partial gets.
+"""
 
 from __future__ import annotations
 
-import secrets
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from fastapi import Request
-from sqlmodel import Session, select
 
 from app.games import viewcache
+from app.games.changes import Change
 from app.games.handover import HANDOVER_MINUTES, handover_token
-from app.games.views import GameView
-from app.i18n import _, join_names, pgettext, signed
-from app.models import CardTable, utcnow
+from app.games.views import GameTable, GameView
+from app.i18n import _, join_names, signed
+from app.models import utcnow
 from app.rules import scoring
 from app.rules.awards import awards
-from app.rules.cards import BLITZ_WORDS
 from app.rules.outlook import what_it_takes
+from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import COUNTDOWN_S, RoundTime, epoch_ms
-from app.security import (
-    cookie_key,
-    csrf_token,
-)
+from app.security import cookie_key, csrf_token
 from app.urls import absolute_url, urls_for
-from app.web.changes import SHOWN, ChangeLine
-from app.web.chart import PHONE, TV, build_chart
+from app.web.changes import SHOWN, ChangeLine, change_lines
+from app.web.chart import PHONE, TV, Chart, Size, build_chart
+from app.web.entry import RoundForm, RoundFormPart, round_form_part
 from app.web.presets import preset_name
 from app.web.render import is_htmx
+from app.web.wording import card_words, cell_labels
 
 # The history shows this many rounds, the latest first; older ones are a link away (`?page=2`, ...).
 HISTORY_ROUNDS = 20
@@ -64,254 +75,282 @@ def history_page(state: scoring.GameState, page: int = 1) -> HistoryPage:
     return HistoryPage(state.rounds[first - 1 : last][::-1], page, pages, first, last, total)
 
 
-@dataclass
-class RoundForm:
-    """The round entry form's state: what was typed, and what is wrong with it."""
-
-    number: int | None = None  # None: a new round; n: correcting round n
-    values: dict[str, str] = field(default_factory=dict)  # "dutch-<player id>" / "blitz-<player id>"
-    errors: dict[str, list[str]] = field(default_factory=dict)  # field name or "round" -> messages
-    request_id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+# --- what the page is built from ------------------------------------------------------------------
 
 
-def entry_players(view: GameView, number: int | None) -> list[Any]:
-    """The players a round form asks about: everyone, but in 31 only those still in before the round
-    (a new round: now; a correction of round n: before round n)."""
-    if view.rules.kind != scoring.Kind.LIVES:
-        return list(view.players)
-    out = view.state.out
-    if number is not None:
-        seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
-        out = scoring.score_game(seats, view.rules, [s for _, s in view.played()[: number - 1]]).out
-    return [p for p in view.players if p.id not in out]
+@dataclass(frozen=True, slots=True)
+class GameData:
+    """What a game page shows, as its route read it from the use case: the game, its latest logged
+    changes (newest first, app.web.changes.SHOWN of them), and the table it is at (None for a game of
+    its own, and for the htmx fragment, which never shows it: a live refresh reads nothing more)."""
+
+    view: GameView
+    changes: Sequence[Change] = ()
+    table: GameTable | None = None
 
 
-def card_words(preset: str) -> dict[str, str]:
-    """What the round form calls the two counts and the "went out" button, per game, in the request's
-    language; the per-player phrases keep `%(name)s` for the template to fill."""
-    if preset in BLITZ_WORDS:
+@dataclass(frozen=True, slots=True)
+class Done:
+    """What the page confirms after a save: "Round 4 saved." (with Undo: the last round, `undo`)."""
+
+    text: str
+    undo: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Keeper:
+    """The scorekeeper reads the page: what it has open (a correction's form, a confirmation), what it
+    says after a post (`message`, `done`, a refused revert beside its change), and, after a new round,
+    the round cards the page already shows (`preserved`: left out, htmx keeps them)."""
+
+    form: RoundForm | None = None
+    confirm_delete: int | None = None  # the round whose deletion is asked to confirm
+    confirm_delete_game: bool = False
+    handover: str | None = None  # the share box's "share" (the edit link) or "move" (a handover link)
+    message: str | None = None
+    rules_form: dict[str, Any] | None = None  # the rules form back with what was typed and the messages
+    done: Done | None = None
+    refused: tuple[int, str] | None = None  # (change id, why)
+    preserved: range | tuple[()] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Anyone with the view link reads the page: as it is, or the TV layout; `handed_over` says above the
+    game why a keeper's page became this one."""
+
+    tv: bool = False
+    handed_over: str | None = None
+
+
+# --- the parts, one per partial -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """_timer.html: the running round's "Blitz!" and the server's clock now, both in ms since 1970, from
+    which the page's script works out its own clock's offset."""
+
+    blitz_at: int | None
+    server_now: int | None
+    countdown_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class Banner:
+    kind: str  # "won", "shared", "tie" (a tie-break is due) or "last" (31: the last one in)
+    names: str
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwardLine:
+    """One award of a finished game (app.rules.awards) with its players' names joined in the request's
+    language; _award_list.html words it per game."""
+
+    code: str
+    names: str
+    value: int | float
+    round: int | None
+    rank: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class BannerPart:
+    banner: Banner | None
+    awards: list[AwardLine]
+
+
+@dataclass(frozen=True, slots=True)
+class Scoreboard:
+    colour: dict[int, int]  # each player's colour: their seat
+    names: dict[int, str]
+    chances: list[str]  # "Ana wins next round with +9 or more", per player in reach
+    # Dutch Blitz's own words (Dutch cards, Blitz pile, "Blitz!"); the other card games say "centre"
+    # and "pile", and their countdown ends in "Go!".
+    blitz_words: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPart:
+    history: HistoryPage
+    timings: dict[int, RoundTime]  # each round's time by number (`.duration_s`, `.duration_text`)
+    cell_labels: dict[str, str]
+    preserved_rounds: range | tuple[()]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangesPart:
+    changes: list[ChangeLine]
+    shown_changes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """_share.html: the view link and, on the scorekeeper's page, the edit link ("share") or a one-time
+    handover link ("move"); their QR codes on the whole page only, never in the htmx fragment."""
+
+    view_url: str
+    edit_url: str | None
+    handover_url: str | None
+    handover: str | None
+    handover_minutes: int
+    qr: str | None
+    edit_qr: str | None
+    handover_qr: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableLink:
+    name: str
+    version: int
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    """A game page: the game, who reads it, and its parts. Built by `game_page`; templates read `context()`."""
+
+    view: GameView
+    keeper: Keeper | None  # None: a viewer's page
+    viewer: Viewer
+    csrf: str
+    live_url: str
+    fragment_url: str  # what a live page asks for after each version event: its own fragment
+    table: TableLink | None
+    timer: Timer
+    banner: BannerPart
+    scoreboard: Scoreboard
+    round_form: RoundFormPart
+    chart: Chart
+    history: HistoryPart
+    changes: ChangesPart
+    share: Share
+
+    def context(self) -> dict[str, Any]:
+        """The names game.html, _game.html and their partials read."""
+        view, keeper = self.view, self.keeper or Keeper()
         return {
-            "centre_head": pgettext("column of Dutch cards", "Dutch"),
-            "pile_head": _("Blitz left"),
-            "centre": _("Dutch cards"),
-            "pile": _("Blitz cards left"),
-            "centre_fewer": _("One Dutch card fewer — %(name)s"),
-            "centre_more": _("One Dutch card more — %(name)s"),
-            "pile_fewer": _("One Blitz card fewer — %(name)s"),
-            "pile_more": _("One Blitz card more — %(name)s"),
-            "out": _("Blitz!"),
-            "out_label": _("Blitz! — %(name)s"),
+            "game": view.game,
+            "view": view,
+            "state": view.state,
+            "rules": view.state.rules,
+            "players": view.players,
+            "kind": view.state.rules.kind.value,  # "cards", "lowest" or "lives": what the templates show
+            "preset_name": preset_name,  # an unnamed game is called by its game ("Nerts")
+            "keeper": self.keeper is not None,
+            "tv": self.viewer.tv,
+            "handed_over": self.viewer.handed_over,
+            "csrf": self.csrf,
+            "live_url": self.live_url,
+            "fragment_url": self.fragment_url,
+            "table": self.table,
+            "message": keeper.message,
+            "done": keeper.done,
+            "confirm_delete": keeper.confirm_delete,
+            "confirm_delete_game": keeper.confirm_delete_game,
+            "rules_form": keeper.rules_form,
+            "timer": self.timer,
+            "chart": self.chart,
+            **_flat(self.banner),
+            **_flat(self.scoreboard),
+            **_flat(self.round_form),
+            **_flat(self.history),
+            **_flat(self.changes),
+            **_flat(self.share),
         }
-    nerts = preset == "nerts"
-    return {
-        "centre_head": pgettext("column of cards played to the centre", "Centre"),
-        "pile_head": _("Pile left"),
-        "centre": _("Centre cards"),
-        "pile": _("Nerts pile left") if nerts else _("Ligretto pile left"),
-        "centre_fewer": _("One centre card fewer — %(name)s"),
-        "centre_more": _("One centre card more — %(name)s"),
-        "pile_fewer": _("One pile card fewer — %(name)s"),
-        "pile_more": _("One pile card more — %(name)s"),
-        "out": _("Nerts!") if nerts else _("Ligretto!"),
-        "out_label": _("Nerts! — %(name)s") if nerts else _("Ligretto! — %(name)s"),
-    }
 
 
-def _banner(view: GameView) -> dict[str, Any] | None:
+def _flat(part: Any) -> dict[str, Any]:
+    """A part's fields by name: each is named as its partial reads it."""
+    return {f.name: getattr(part, f.name) for f in fields(part)}
+
+
+def game_page(request: Request, data: GameData, reader: Keeper | Viewer, *, page: int = 1) -> GamePage:
+    """`page`: which page of the history to show (HistoryPage); the forms' answers show the first."""
+    view = data.view
+    keeper = reader if isinstance(reader, Keeper) else None
+    viewer = reader if isinstance(reader, Viewer) else Viewer()
+    edit_key = cookie_key(request, view.game.id).key if keeper else None
+    return GamePage(
+        view=view,
+        keeper=keeper,
+        viewer=viewer,
+        csrf=csrf_token(edit_key) if edit_key else "",
+        live_url=request.app.url_path_for("game_events", game_id=view.game.id),
+        fragment_url=request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
+        table=_table_link(request, data.table),
+        timer=_timer(view),
+        banner=_banner(view),
+        scoreboard=_scoreboard(view),
+        round_form=_round_form(view, keeper),
+        chart=_chart(view, TV if viewer.tv else PHONE),
+        history=_history(view, page, keeper.preserved if keeper else ()),
+        changes=_changes(data, keeper.refused if keeper else None),
+        share=_share(request, view, edit_key, keeper.handover if keeper else None),
+    )
+
+
+def _table_link(request: Request, table: GameTable | None) -> TableLink | None:
+    if table is None:
+        return None
+    return TableLink(table.name, table.version, request.app.url_path_for("table_page", table_id=table.id))
+
+
+def _timer(view: GameView) -> Timer:
+    started = view.game.round_started_at
+    return Timer(
+        blitz_at=epoch_ms(started) if started is not None else None,
+        server_now=epoch_ms(utcnow()) if started is not None else None,
+        countdown_s=COUNTDOWN_S,
+    )
+
+
+def _banner(view: GameView) -> BannerPart:
     state = view.state
     names = view.player_names()
-    if state.over and state.rules.kind == scoring.Kind.LIVES:
-        return {
-            "kind": "last",
-            "names": join_names(names[w] for w in state.winners),
-            "total": state.totals[state.winners[0]],
-        }
+    banner = None
     if state.over:
-        total = state.totals[state.winners[0]]
-        return {
-            "kind": "won" if len(state.winners) == 1 else "shared",
-            "names": join_names(names[w] for w in state.winners),
-            "total": total,
-        }
-    if state.tie_break_due:
-        return {
-            "kind": "tie",
-            "names": join_names(names[w] for w in state.leaders),
-            "total": state.totals[state.leaders[0]],
-        }
-    return None
+        kind = "last" if state.rules.kind == scoring.Kind.LIVES else "won" if len(state.winners) == 1 else "shared"
+        banner = Banner(kind, join_names(names[w] for w in state.winners), state.totals[state.winners[0]])
+    elif state.tie_break_due:
+        banner = Banner("tie", join_names(names[w] for w in state.leaders), state.totals[state.leaders[0]])
+    return BannerPart(banner, award_lines(view))
 
 
-def award_lines(view: GameView) -> list[dict[str, Any]]:
+def award_lines(view: GameView) -> list[AwardLine]:
     """The awards of a finished game (app.rules.awards), each with its players' names joined in the
     request's language; the banner words them per game. Empty while the game is on, so a tie-break's
     banner has none."""
     names = view.player_names()
     found = viewcache.derived(view, "awards", lambda: tuple(awards(view.state)))  # every round, once per version
     return [
-        {
-            "code": award.code,
-            "names": join_names(names[pid] for pid in award.player_ids),
-            "value": award.value,
-            "round": award.round_number,
-            "rank": award.rank,
-        }
+        AwardLine(
+            code=award.code,
+            names=join_names(names[pid] for pid in award.player_ids),
+            value=award.value,
+            round=award.round_number,
+            rank=award.rank,
+        )
         for award in found
     ]
 
 
-def game_context(
-    request: Request,
-    view: GameView,
-    *,
-    keeper: bool,
-    form: RoundForm | None = None,
-    confirm_delete: int | None = None,
-    handover: str | None = None,
-    message: str | None = None,
-    rules_form: dict[str, Any] | None = None,
-    tv: bool = False,
-    confirm_delete_game: bool = False,
-    done: dict[str, Any] | None = None,
-    changes: list[ChangeLine] | None = None,
-    table: dict[str, Any] | None = None,
-    page: int = 1,
-) -> dict[str, Any]:
-    """`page`: which page of the history to show (HistoryPage); the forms' answers show the first."""
-    state = view.state
-    fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
-    colour = {p.id: i for i, p in enumerate(view.players)}
-    seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
-    edit_key = cookie_key(request, view.game.id).key if keeper else None
-    view_url = absolute_url(request, request.app.url_path_for("view_page", game_id=view.game.id))
-    # The Share box's "Hand over scorekeeping": "share" shows the edit link (both phones keep score),
-    # "move" a one-time handover link (the phone that takes it keeps score, this one stops).
-    edit_url = (
-        urls_for(request)(view.game.id, edit_key)["edit"] if keeper and handover == "share" and edit_key else None
-    )
-    handover_url = None
-    if keeper and handover == "move" and edit_key:
-        token = handover_token(request.app.state.sealer, view.game.id, view.game.edit_key_hash)
-        handover_url = absolute_url(
-            request, request.app.url_path_for("take_over_page", game_id=view.game.id, token=token)
-        )
-    if form is None and not state.over:
-        form = RoundForm()
-    cards = state.rules.kind == scoring.Kind.CARDS
-    if form is not None and form.number is not None and not form.values:
-        played = state.rounds[form.number - 1]
-        for score in played.scores:
-            if cards:
-                form.values[f"dutch-{score.player_id}"] = str(score.dutch)
-                form.values[f"blitz-{score.player_id}"] = str(score.blitz)
-            else:
-                form.values[f"hand-{score.player_id}"] = str(score.hand)
-        if played.caller is not None:
-            form.values["caller"] = str(played.caller)
-    history = history_page(state, page)
-    no_time = RoundTime()
-    preview: dict[int, int | None] = {}
-    if form is not None and cards:
-        for p in view.players:
-            try:
-                score = scoring.Score(
-                    p.id, int(form.values.get(f"dutch-{p.id}", "")), int(form.values.get(f"blitz-{p.id}", ""))
-                )
-            except ValueError:
-                preview[p.id] = None
-                continue
-            rules = state.rules
-            possible = 0 <= score.blitz <= rules.pile_size and 0 <= score.dutch <= rules.deck_size - score.blitz
-            # No points for a count the rules refuse (41 Dutch cards is a typing mistake, not +41).
-            preview[p.id] = scoring.round_points(score, state.rules) if possible else None
-    return {
-        "game": view.game,
-        "view": view,
-        "state": state,
-        "rules": state.rules,
-        "players": view.players,
-        "colour": colour,
-        "names": view.player_names(),
-        "banner": _banner(view),
-        "awards": award_lines(view),
-        "chart": _chart(view, seats, TV if tv else PHONE),
-        "history": history,
-        "kind": state.rules.kind.value,
-        "preset_name": preset_name,  # an unnamed game is called by its game ("Nerts")
-        "words": card_words(state.rules.preset),
-        # Dutch Blitz's own words (Dutch cards, Blitz pile, "Blitz!"); the other card games say
-        # "centre" and "pile", and their countdown ends in "Go!".
-        "blitz_words": state.rules.preset in BLITZ_WORDS,  # "cards", "lowest" or "lives": what the templates show
-        # Who the round form asks about: in 31, the players still in before the round.
-        "entry_players": entry_players(view, form.number) if keeper and form is not None else view.players,
-        "chances": _chances(state, view),
-        "keeper": keeper,
-        "form": form if keeper else None,
-        "preview": preview,
-        "confirm_delete": confirm_delete,
-        "confirm_delete_game": confirm_delete_game,
-        "done": done,  # what the page confirms after a save (routes.game_pages)
-        "changes": changes or [],  # the correction log's latest lines (app.web.changes)
-        "shown_changes": SHOWN,
-        "handover": handover,
-        "message": message,
-        "rules_form": rules_form,
-        "csrf": csrf_token(edit_key) if edit_key else "",
-        "view_url": view_url,
-        "edit_url": edit_url,
-        "handover_url": handover_url,
-        "handover_minutes": HANDOVER_MINUTES,
-        # The share box (QR codes) is part of the whole page only, never of the htmx fragment.
-        "qr": None if fragment_only else _qr(view_url),
-        "edit_qr": _qr(edit_url) if edit_url and not fragment_only else None,
-        "handover_qr": _qr(handover_url) if handover_url and not fragment_only else None,
-        "tv": tv,
-        "table": table,  # the game's table ("Table: <name>", table_link), on the whole page only
-        # The round timer (_timer.html): the running round's "Blitz!" and the server's clock now, both in
-        # ms since 1970, from which the page's script works out its own clock's offset; and each round's
-        # time by number for the history (`timings[r.number].duration_s`, `.duration_text`).
-        "timer": _timer(view),
-        "timings": {r.number: view.times.get(view.round_ids[r.number - 1], no_time) for r in history.rounds},
-        # The history's per-player labels, translated once per page and filled in per cell with
-        # Jinja's `format` filter: a thousand-round history has eight cells a round.
-        "cell_labels": {
-            "total": _("total %(total)s"),
-            "cards": _("%(dutch)s Dutch, %(blitz)s Blitz")
-            if state.rules.preset in BLITZ_WORDS
-            else _("%(dutch)s in the centre, %(blitz)s left in the pile"),
-            "hand": _("hand %(hand)s"),
-            "lives": _("lives left: %(lives)s"),
-        },
-        "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
-        # What a live page asks for after each version event: the view page's fragment, or the keeper's.
-        "fragment_url": request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
-    }
-
-
-def _chart(view: GameView, seats: list[scoring.Player], size: Any) -> Any:
-    """The score chart: worked out once per version of a cached game, size and language (it goes over
-    every round; a page shows it on every refresh)."""
-    text = _("target {target}").format(target=view.rules.target)
-    return viewcache.derived(
-        view, ("chart", size, text), lambda: build_chart(seats, view.state, size, target_text=text)
+def _scoreboard(view: GameView) -> Scoreboard:
+    return Scoreboard(
+        colour={p.id: i for i, p in enumerate(view.players)},
+        names=view.player_names(),
+        chances=_chances(view),
+        blitz_words=view.rules.preset in BLITZ_WORDS,
     )
 
 
-def _timer(view: GameView) -> dict[str, Any]:
-    started = view.game.round_started_at
-    return {
-        "blitz_at": epoch_ms(started) if started is not None else None,
-        "server_now": epoch_ms(utcnow()) if started is not None else None,
-        "countdown_s": COUNTDOWN_S,
-    }
-
-
-def _chances(state: scoring.GameState, view: GameView) -> list[str]:
+def _chances(view: GameView) -> list[str]:
     """ "Ana wins next round with +9 or more", "Ben needs +21 and Ana under +9", per player in reach, in
     the request's language."""
     names = view.player_names()
     lines = []
-    for chance in what_it_takes(state, [p.id for p in view.players]):
+    for chance in what_it_takes(view.state, [p.id for p in view.players]):
         name, needs = names[chance.player_id], signed(chance.needs)
         if not chance.others_under:
             lines.append(_("{name} wins next round with {points} or more").format(name=name, points=needs))
@@ -324,17 +363,54 @@ def _chances(state: scoring.GameState, view: GameView) -> list[str]:
     return lines
 
 
-def table_link(request: Request, session: Session, view: GameView) -> dict[str, Any] | None:
-    """The link from a game at a table to the table's page (its name and version, which the view page's
-    ETag takes in); None for a game of its own, and in the htmx fragment, which never shows it (a live
-    refresh reads nothing more than before)."""
-    table_id = view.game.table_id
-    if table_id is None or is_htmx(request):
-        return None
-    row = session.exec(select(CardTable.name, CardTable.version).where(CardTable.id == table_id)).first()
-    if row is None:
-        return None
-    return {"name": row[0], "version": row[1], "url": request.app.url_path_for("table_page", table_id=table_id)}
+def _round_form(view: GameView, keeper: Keeper | None) -> RoundFormPart:
+    if keeper is None:  # a viewer's page shows no round form
+        return RoundFormPart(None, {}, card_words(view.rules.preset), list(view.players))
+    return round_form_part(view, keeper.form)
+
+
+def _chart(view: GameView, size: Size) -> Chart:
+    """The score chart: worked out once per version of a cached game, size and language (it goes over
+    every round; a page shows it on every refresh)."""
+    seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    text = _("target {target}").format(target=view.rules.target)
+    return viewcache.derived(
+        view, ("chart", size, text), lambda: build_chart(seats, view.state, size, target_text=text)
+    )
+
+
+def _history(view: GameView, page: int, preserved: range | tuple[()]) -> HistoryPart:
+    history = history_page(view.state, page)
+    no_time = RoundTime()
+    timings = {r.number: view.times.get(view.round_ids[r.number - 1], no_time) for r in history.rounds}
+    return HistoryPart(history, timings, cell_labels(view.rules.preset), preserved)
+
+
+def _changes(data: GameData, refused: tuple[int, str] | None) -> ChangesPart:
+    return ChangesPart(change_lines(data.changes, data.view, refused=refused), SHOWN)
+
+
+def _share(request: Request, view: GameView, edit_key: str | None, handover: str | None) -> Share:
+    """The Share box's "Hand over scorekeeping": "share" shows the edit link (both phones keep score),
+    "move" a one-time handover link (the phone that takes it keeps score, this one stops)."""
+    fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
+    game = view.game
+    view_url = absolute_url(request, request.app.url_path_for("view_page", game_id=game.id))
+    edit_url = urls_for(request)(game.id, edit_key)["edit"] if handover == "share" and edit_key else None
+    handover_url = None
+    if handover == "move" and edit_key:
+        token = handover_token(request.app.state.sealer, game.id, game.edit_key_hash)
+        handover_url = absolute_url(request, request.app.url_path_for("take_over_page", game_id=game.id, token=token))
+    return Share(
+        view_url=view_url,
+        edit_url=edit_url,
+        handover_url=handover_url,
+        handover=handover,
+        handover_minutes=HANDOVER_MINUTES,
+        qr=None if fragment_only else _qr(view_url),
+        edit_qr=_qr(edit_url) if edit_url and not fragment_only else None,
+        handover_qr=_qr(handover_url) if handover_url and not fragment_only else None,
+    )
 
 
 def _qr(url: str) -> str:

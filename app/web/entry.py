@@ -1,27 +1,107 @@
-"""Reading the round form: the counts (or hands) as typed, kept as typed, and what is wrong, per field."""
+"""The round form: its state (`RoundForm`), what the scorekeeper's page shows of it (`round_form_part`:
+the form filled in for a correction, who it asks about, each player's points as typed), and reading it:
+the counts (or hands) as typed, kept as typed, and what is wrong, per field."""
 
 from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from starlette.requests import Request
 
-from app.errors import InvalidInput
+from app.errors import GameError, InvalidInput
 from app.games.views import GameView
 from app.i18n import N_, _, problem_text
+from app.models import Player
 from app.rules import scoring
-from app.rules.cards import BLITZ_WORDS
+from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
 from app.schemas import RoundIn, ScoreIn
-from app.web.context import RoundForm, entry_players
 from app.web.forms import FormDict
+from app.web.wording import card_words
 
 
-class RoundFormInvalid(Exception):
-    """What was typed can't be read as a round (a field empty, not a number): see the form's errors."""
+@dataclass
+class RoundForm:
+    """The round entry form's state: what was typed, and what is wrong with it."""
+
+    number: int | None = None  # None: a new round; n: correcting round n
+    values: dict[str, str] = field(default_factory=dict)  # "dutch-<player id>" / "blitz-<player id>"
+    errors: dict[str, list[str]] = field(default_factory=dict)  # field name or "round" -> messages
+    request_id: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+
+
+def entry_players(view: GameView, number: int | None) -> list[Player]:
+    """The players a round form asks about: everyone, but in 31 only those still in before the round
+    (a new round: now; a correction of round n: before round n)."""
+    if view.rules.kind != scoring.Kind.LIVES:
+        return list(view.players)
+    out = view.state.out
+    if number is not None:
+        seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+        out = scoring.score_game(seats, view.rules, [s for _, s in view.played()[: number - 1]]).out
+    return [p for p in view.players if p.id not in out]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFormPart:
+    form: RoundForm | None  # the scorekeeper's only
+    preview: dict[int, int | None]  # each player's points as typed (None: not a count the rules allow)
+    words: dict[str, str]
+    entry_players: list[Player]  # who the form asks about: in 31, the players still in before the round
+
+
+def round_form_part(view: GameView, form: RoundForm | None) -> RoundFormPart:
+    """The scorekeeper's round form: a new round's while the game is on, or a correction's, filled in
+    with the round as played; with each player's points as typed. None on a finished game's page."""
+    state = view.state
+    words = card_words(state.rules.preset)
+    if form is None and state.over:
+        return RoundFormPart(None, {}, words, list(view.players))
+    form = form or RoundForm()
+    cards = state.rules.kind == scoring.Kind.CARDS
+    if form.number is not None and not form.values:
+        played = state.rounds[form.number - 1]
+        for score in played.scores:
+            if cards:
+                form.values[f"dutch-{score.player_id}"] = str(score.dutch)
+                form.values[f"blitz-{score.player_id}"] = str(score.blitz)
+            else:
+                form.values[f"hand-{score.player_id}"] = str(score.hand)
+        if played.caller is not None:
+            form.values["caller"] = str(played.caller)
+    preview = _preview(view, form) if cards else {}
+    return RoundFormPart(form, preview, words, entry_players(view, form.number))
+
+
+def _preview(view: GameView, form: RoundForm) -> dict[int, int | None]:
+    rules = view.state.rules
+    preview: dict[int, int | None] = {}
+    for p in view.players:
+        try:
+            score = scoring.Score(
+                p.id, int(form.values.get(f"dutch-{p.id}", "")), int(form.values.get(f"blitz-{p.id}", ""))
+            )
+        except ValueError:
+            preview[p.id] = None
+            continue
+        possible = 0 <= score.blitz <= rules.pile_size and 0 <= score.dutch <= rules.deck_size - score.blitz
+        # No points for a count the rules refuse (41 Dutch cards is a typing mistake, not +41).
+        preview[p.id] = scoring.round_points(score, rules) if possible else None
+    return preview
+
+
+class RoundFormInvalid(GameError):
+    """What was typed can't be read as a round (a field empty, not a number): see the form's errors. Raised
+    inside the write (the form is read against the game it locked), so it carries that game (`view`)."""
+
+    status, slug, title = 422, "invalid-input", N_("Invalid input")
+
+    def __init__(self) -> None:
+        super().__init__("")
 
 
 def round_form(form: FormDict, number: int | None) -> RoundForm:

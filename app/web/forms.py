@@ -18,7 +18,7 @@ from fastapi import Request
 
 from app.i18n import N_, _, problem_text
 from app.rules import scoring
-from app.rules.cards import BLITZ_WORDS
+from app.rules.presets import BLITZ_WORDS
 from app.web.presets import preset_blurb, preset_name
 from app.web.render import templates
 

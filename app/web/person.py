@@ -18,8 +18,7 @@ from sqlmodel import Session, select
 from app.errors import GameNotFound
 from app.i18n import _
 from app.models import CardTable, Game, GameResult, Person, Player, as_utc
-from app.rules.cards import BLITZ_WORDS
-from app.rules.presets import PRESETS
+from app.rules.presets import BLITZ_WORDS, PRESETS
 from app.tables.roster import missing_table
 from app.tables.standings import head_to_head, table_stats
 from app.web.periods import Period, period_links

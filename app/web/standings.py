@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 from app.games.views import load_views
 from app.i18n import join_names
 from app.models import Game, GameResult, as_utc
-from app.rules.cards import BLITZ_WORDS
+from app.rules.presets import BLITZ_WORDS
 from app.tables.standings import head_to_head, table_stats
 from app.web.context import award_lines
 from app.web.periods import Period, period_links

@@ -1,4 +1,4 @@
-"""Round entry at the table, counted: the round of issue 13 (Ana 12/0, Ben 9/4, Cy 7/6, Dee 5/8) in at
+"""Round entry at the table, counted: the example round (Ana 12/0, Ben 9/4, Cy 7/6, Dee 5/8) in at
 most 11 taps and key presses on a 390×844 phone with no scrolling; a count that cannot grow moves on by
 itself; eight players still fit with Save in reach; a wrong Blitz count fixed in three taps."""
 

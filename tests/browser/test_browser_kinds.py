@@ -1,4 +1,4 @@
-"""Issue 15 at the table: one whole game of each other game, played on a phone from the start page to its
+"""More than one game, at the table: one whole game of each other game, played on a phone from the start page to its
 winner, the way a scorekeeper does it: tap the game (under "Other games"), maybe change one house rule,
 type the names, start, then for each round tap the first field and type (a count that can't grow moves
 on by itself; "\\n" is the keyboard's "next" where one could), tap who called or knocked, tap Save.

@@ -1,4 +1,4 @@
-"""Installable and offline (issue 17), in Chromium at phone size.
+"""Installable and offline, in Chromium at phone size.
 
 "Offline" here is the real thing for every part of the browser: the server is stopped (so the service
 worker's own fetches fail too, which Playwright's offline switch does not reach) and the context is set

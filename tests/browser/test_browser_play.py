@@ -275,7 +275,7 @@ def test_share_editing_and_make_a_new_edit_link(phones: Phones, server: Server):
 
 
 def test_a_save_without_network_is_kept_on_the_phone_and_sent_when_back(phones: Phones, server: Server):
-    # (issue 17; tests/browser/test_browser_offline.py has the rest: closing the page, conflicts.)
+    # (installable and offline: tests/browser/test_browser_offline.py has the rest: closing the page, conflicts.)
     game = api_game(server, ["Ana", "Ben"])
     context = phones.context()
     page = context.new_page()

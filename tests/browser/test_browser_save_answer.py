@@ -1,4 +1,4 @@
-"""A save on the scorekeeper's phone brings back only what changed (issue 18): the rounds the page
+"""A save on the scorekeeper's phone brings back only what changed: the rounds the page
 already shows stay as they are (htmx's hx-preserve keeps them), the new one is added, and the page
 ends up exactly as a reload shows it."""
 

@@ -1,4 +1,4 @@
-"""Issue 16's "Done when", in a real browser on a 390 px phone, as a new user would: make a table on the start
+"""A night at a table, in a real browser on a 390 px phone, as a new user would: make a table on the start
 page, play three games at it (the first tied at the top and decided by a tie-break round, the second
 started with "Rematch", the third a shared win with a newcomer), then open the table's page and find the
 standings, the head-to-head and the awards right, and a person's page with their figures and chart; no

@@ -1,4 +1,4 @@
-"""Issue 16 at the table, in a real browser on a 390 px phone: make a table on the start page, add
+"""Tables, in a real browser on a 390 px phone: make a table on the start page, add
 someone to it, start a game at it (two people ticked and a newcomer typed), play it to the end, take the
 rematch, and find both games on the table's page; no page of it scrolls sideways."""
 

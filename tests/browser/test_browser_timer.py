@@ -110,7 +110,7 @@ def test_the_countdown_reaches_every_page_on_the_servers_moment(phones: Phones, 
     assert float(tv.locator("#round-clock").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 64
 
     # The round is played for a minute, then saved: it takes the game's start and has a duration. (Saved
-    # before the server's own "Blitz!", it would be the round before, typed late: tests/test_round_timer.py.)
+    # before the server's own "Blitz!", it would be the round before, typed late: tests/games/test_round_timer.py.)
     assert game.read()["round_started_at"] is not None
     blitz_at = blitz_was(server, game.id, 60, new_version=False)  # (the pages keep the schedule they have)
     fill_round(keeper, ["Ana", "Ben"], [(10, 0), (5, 2)])

@@ -1,0 +1,52 @@
+"""How a game page words a card game's counts, per game and in the request's language: Dutch Blitz
+says "Dutch cards", "Blitz pile" and "Blitz!" (app.rules.presets.BLITZ_WORDS); Nerts and Ligretto say
+"centre" and "pile", and call out their own name."""
+
+from __future__ import annotations
+
+from app.i18n import _, pgettext
+from app.rules.presets import BLITZ_WORDS
+
+
+def card_words(preset: str) -> dict[str, str]:
+    """What the round form calls the two counts and the "went out" button, per game, in the request's
+    language; the per-player phrases keep `%(name)s` for the template to fill."""
+    if preset in BLITZ_WORDS:
+        return {
+            "centre_head": pgettext("column of Dutch cards", "Dutch"),
+            "pile_head": _("Blitz left"),
+            "centre": _("Dutch cards"),
+            "pile": _("Blitz cards left"),
+            "centre_fewer": _("One Dutch card fewer — %(name)s"),
+            "centre_more": _("One Dutch card more — %(name)s"),
+            "pile_fewer": _("One Blitz card fewer — %(name)s"),
+            "pile_more": _("One Blitz card more — %(name)s"),
+            "out": _("Blitz!"),
+            "out_label": _("Blitz! — %(name)s"),
+        }
+    nerts = preset == "nerts"
+    return {
+        "centre_head": pgettext("column of cards played to the centre", "Centre"),
+        "pile_head": _("Pile left"),
+        "centre": _("Centre cards"),
+        "pile": _("Nerts pile left") if nerts else _("Ligretto pile left"),
+        "centre_fewer": _("One centre card fewer — %(name)s"),
+        "centre_more": _("One centre card more — %(name)s"),
+        "pile_fewer": _("One pile card fewer — %(name)s"),
+        "pile_more": _("One pile card more — %(name)s"),
+        "out": _("Nerts!") if nerts else _("Ligretto!"),
+        "out_label": _("Nerts! — %(name)s") if nerts else _("Ligretto! — %(name)s"),
+    }
+
+
+def cell_labels(preset: str) -> dict[str, str]:
+    """The history's per-player labels, translated once per page and filled in per cell with Jinja's
+    `format` filter: a thousand-round history has eight cells a round."""
+    return {
+        "total": _("total %(total)s"),
+        "cards": _("%(dutch)s Dutch, %(blitz)s Blitz")
+        if preset in BLITZ_WORDS
+        else _("%(dutch)s in the centre, %(blitz)s left in the pile"),
+        "hand": _("hand %(hand)s"),
+        "lives": _("lives left: %(lives)s"),
+    }

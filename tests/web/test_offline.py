@@ -1,0 +1,172 @@
+"""Installable and offline, the server's part: the manifest, the service worker's script and
+its shell, which pages it may keep, and the form answers static/rounds.js relies on when it sends the
+rounds kept offline. The browser's part is tests/browser/test_browser_offline.py."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.http.assets import build
+from app.paths import KEPT_PAGES
+from tests.helpers import GameHandle, claim, csrf_of, html, round_form
+
+KEEP = "blitzboard-offline"
+NAMES = [{"name": "Ana"}, {"name": "Ben"}]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_manifest_names_the_app_its_icons_and_colours(client: TestClient):
+    response = client.get("/manifest.webmanifest")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/manifest+json"
+    manifest = response.json()
+    assert manifest["name"] == manifest["short_name"] == "Blitzboard"
+    assert (manifest["start_url"], manifest["scope"], manifest["display"]) == ("/", "/", "standalone")
+    assert manifest["theme_color"] == "#b3261e" and manifest["background_color"] == "#f6f4ef"
+    assert manifest["user_preferences"]["color_scheme"]["dark"] == {
+        "theme_color": "#1f1e1c",
+        "background_color": "#141312",
+    }
+    pngs = [icon for icon in manifest["icons"] if icon["type"] == "image/png"]
+    assert {(icon["sizes"], icon["purpose"]) for icon in pngs} == {
+        ("192x192", "any"),
+        ("512x512", "any"),
+        ("192x192", "maskable"),
+        ("512x512", "maskable"),
+    }
+    for icon in pngs:
+        image = client.get(icon["src"])
+        assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+        width, height = png_size(image.content)
+        assert f"{width}x{height}" == icon["sizes"], icon
+
+
+def test_every_page_links_the_manifest_and_both_theme_colours(client: TestClient, make_game):
+    game: GameHandle = make_game(players=NAMES)
+    claim(client, game.id, game.key)
+    for url in ("/", f"/g/{game.id}", f"/g/{game.id}?tv=1", f"/g/{game.id}/score", "/offline", "/g/nosuchgame"):
+        page = html(client.get(url))
+        assert page.select_one("link[rel=manifest]")["href"] == "/manifest.webmanifest", url
+        colours = {meta["media"]: meta["content"] for meta in page.select("meta[name=theme-color]")}
+        assert colours == {"(prefers-color-scheme: light)": "#b3261e", "(prefers-color-scheme: dark)": "#1f1e1c"}, url
+        assert client.get(page.select_one("link[rel=apple-touch-icon]")["href"]).status_code == 200
+
+
+def test_the_service_worker_names_this_deployment_and_its_shell(client: TestClient):
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert response.headers["cache-control"] == "no-cache"
+    first, rest = response.text.split("\n", 1)
+    assert first.startswith(f'var BUILD = "{build()}", SHELL = ')
+    shell_text, kept_text = first.split("SHELL = ", 1)[1].rstrip(";").split(", KEPT = ")
+    shell = json.loads(shell_text)
+    assert json.loads(kept_text) == list(KEPT_PAGES)  # the pages it may keep, as app/paths.py says
+    assert "/offline" in shell
+    assert any(url.startswith("/static/app.js?v=") for url in shell)
+    assert any(url.startswith("/static/rounds.js?v=") for url in shell)
+    for url in shell:
+        assert client.get(url).status_code == 200, url
+    assert "caches" in rest and "eval(" not in rest
+    # Every script the pages load is in the shell, so the pages work offline.
+    page = html(client.get("/"))
+    for script in page.select("script[src], link[rel=stylesheet]"):
+        assert (script.get("src") or script.get("href")) in shell
+
+
+def test_the_offline_page_says_so(client: TestClient):
+    response = client.get("/offline")
+    assert response.status_code == 200
+    assert response.headers[KEEP] == "keep"
+    page = html(response)
+    assert page.select_one("#offline-page h1").get_text() == "No connection"
+
+
+def test_which_pages_the_worker_may_keep(client: TestClient, make_game):
+    game: GameHandle = make_game(players=NAMES)
+    assert client.get("/").headers.get(KEEP) == "keep"
+    assert client.get(f"/g/{game.id}").headers.get(KEEP) == "keep"
+    assert client.get(f"/g/{game.id}?tv=1").headers.get(KEEP) == "keep"
+    # The fragment a live page asks for is not a page.
+    assert KEEP not in client.get(f"/g/{game.id}", headers={"HX-Request": "true"}).headers
+    # The edit link answers a redirect that sets the key's cookie: never kept.
+    assert KEEP not in claim(client, game.id, game.key).headers
+    assert client.get(f"/g/{game.id}/score").headers.get(KEEP) == "keep"
+    # The share and handover boxes show an edit key or a handover link: never kept.
+    for box in ("1", "move"):
+        response = client.get(f"/g/{game.id}/score?handover={box}")
+        assert response.status_code == 200
+        assert KEEP not in response.headers, box
+    assert KEEP not in client.get(f"/g/{game.id}/score", headers={"HX-Request": "true"}).headers
+
+
+@pytest.fixture
+def game(make_game) -> GameHandle:
+    return make_game(players=NAMES)
+
+
+def kept_round(game: GameHandle, csrf: str, counts, *, version: int, request_id: str) -> dict[str, str]:
+    """A round as rounds.js sends it from its queue: the form's fields, its version and request id."""
+    return round_form(game.player_ids, counts, csrf) | {"version": str(version), "request_id": request_id}
+
+
+def answered_version(response) -> int:
+    return int(html(response).select_one("#game")["data-version"])
+
+
+def test_a_kept_round_sent_twice_counts_once(keeper: TestClient, game: GameHandle, csrf: str):
+    form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="a1b2c3d4e5f6a1b2c3d4e5f6")
+    first = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    again = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    assert first.status_code == again.status_code == 200
+    assert answered_version(first) == answered_version(again) == 2
+    assert len(game.get()["rounds"]) == 1
+
+
+def test_a_kept_round_after_another_phones_change_is_refused_with_the_game_as_it_now_is(
+    keeper: TestClient, game: GameHandle, csrf: str
+):
+    assert game.add_round([(1, 0), (2, 2)]).status_code == 201  # another phone: version 2
+    form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="b1b2c3d4e5f6a1b2c3d4e5f6")
+    response = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    assert response.status_code == 409
+    assert answered_version(response) == 2  # rounds.js: not the version it sent, so a conflict
+    assert len(game.get()["rounds"]) == 1
+
+
+def test_a_kept_round_the_rules_refuse_answers_the_version_it_was_sent_with(keeper_of, make_game):
+    game: GameHandle = make_game(players=NAMES, rules={"target": 10})
+    keeper = keeper_of(game)
+    csrf = csrf_of(keeper, game.id)
+    assert game.add_round([(12, 0), (2, 2)]).status_code == 201  # Ana reached 10: the game is over
+    form = kept_round(game, csrf, [(3, 0), (2, 2)], version=2, request_id="c1b2c3d4e5f6a1b2c3d4e5f6")
+    response = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    assert response.status_code == 409
+    assert answered_version(response) == 2  # rounds.js: the version it sent, so refused, with the reason
+    assert html(response).select_one("#round-error").get_text(strip=True)
+
+
+@pytest.mark.parametrize(
+    ("timing", "expected"),
+    [
+        ({"started_at_ms": "1796050000000", "duration_s": "95"}, ("2026-11-30T14:46:40Z", 95)),
+        ({}, (None, None)),  # no timer ran: untimed
+        ({"started_at_ms": "1796050000000", "duration_s": "99999"}, (None, None)),  # past 6 hours: left out
+        ({"started_at_ms": "99999999999999999", "duration_s": "5"}, (None, None)),  # no such year: left out
+        ({"started_at_ms": "１２３", "duration_s": "5"}, (None, None)),  # not ASCII digits: left out
+        ({"started_at_ms": "1796050000000"}, (None, None)),  # half of it: left out
+    ],
+)
+def test_a_kept_round_brings_its_time_from_the_phone(keeper: TestClient, game: GameHandle, csrf: str, timing, expected):
+    form = kept_round(game, csrf, [(10, 0), (5, 3)], version=1, request_id="d1b2c3d4e5f6a1b2c3d4e5f6") | timing
+    assert keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"}).status_code == 200
+    (saved,) = game.get()["rounds"]
+    assert (saved["started_at"], saved["duration_s"]) == expected
