@@ -39,7 +39,7 @@ from sqlmodel import Session, select
 
 from app.config import Settings
 from app.db import make_engine, write_transaction
-from app.games.removal import creation_records, remove_games
+from app.games.removal import remove_games
 from app.migrations import head_revision
 from app.models import Game, utcnow
 from app.sealing import default_secret_file
@@ -258,9 +258,6 @@ def _delete_games_before(session: Session, cutoff: datetime) -> int:
     """Delete old games in batches, each one write transaction on the skeleton every write shares
     (app.db.write_transaction: BEGIN IMMEDIATE on SQLite; on PostgreSQL the games' rows locked, and a game
     a save changed meanwhile is looked at again and kept), with every row they own (app.games.removal)."""
-    creations = creation_records(session)
-    session.rollback()
-
     def batch() -> _Batch:
         ids = list(
             session.exec(
@@ -268,7 +265,7 @@ def _delete_games_before(session: Session, cutoff: datetime) -> int:
             )
         )
         if ids:
-            remove_games(session, ids, creations)
+            remove_games(session, ids)
         return _Batch(len(ids))
 
     deleted = 0
