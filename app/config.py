@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     # A backup to import (POST /api/v1/tables/import and /games/import) may be this large; every other
     # request body keeps max_body_bytes. Read whole and parsed in memory, so not unbounded.
     max_import_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024, le=256 * 1024 * 1024)
+    # Imports run at once per process: each holds its document parsed in memory (tens of MiB for an
+    # 8 MiB table) and a core for seconds. One more waits up to import_wait_seconds, then gets 503.
+    max_concurrent_imports: int = Field(default=2, ge=1)
+    import_wait_seconds: float = Field(default=5, ge=0, le=60)
+    # Games one address may import a minute (a table's backup takes one per game; a larger backup is
+    # taken whole from a full budget, and the address then waits until it is paid: app.http.ratelimit).
+    import_games_per_minute: int = Field(default=600, ge=1)
     # How long a browser remembers that it keeps score of a game.
     edit_cookie_days: int = 180
     # Rate limits (per client address, per minute): games created, and wrong edit keys presented.

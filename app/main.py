@@ -22,7 +22,7 @@ from app.http.limits import StreamSlots, capacity, install_repeat_filter, raise_
 from app.http.metrics import CountRequests, Metrics
 from app.http.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
 from app.http.problems import install_problem_handlers
-from app.http.ratelimit import Limits
+from app.http.ratelimit import ImportSlots, Limits
 from app.http.requestid import RequestId
 from app.i18n import Languages, load_catalogs
 from app.live import Broker
@@ -91,7 +91,12 @@ def remember_afresh(app: FastAPI) -> None:
     app.state.sealer = Sealer(
         load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
     )
-    app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
+    app.state.limits = Limits(
+        settings.games_per_minute,
+        settings.wrong_keys_per_minute,
+        settings.import_games_per_minute,
+        ImportSlots(settings.max_concurrent_imports, settings.import_wait_seconds),
+    )
     # The total is lowered under the open-file limit when the server starts (lifespan).
     app.state.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
     if settings.metrics:

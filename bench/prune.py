@@ -42,7 +42,6 @@ from common import (
     BenchGame,
     Connection,
     add_round,
-    command_line,
     create_games,
     machine,
     machine_line,
@@ -373,9 +372,9 @@ def report(info: dict, results: dict[str, dict]) -> None:
     ratio = sqlite["saves"]["prune"]["p99_ms"] / sqlite["saves"]["quiet"]["p99_ms"]
     seeded = results["sqlite"]["seeded"]
     body = [
-        "## Prune beside a busy server",
+        "## 14. Prune beside a busy server",
         "",
-        f"`{command_line()}` · {machine_line(info)}",
+        f"Command: `.venv/bin/python bench/prune.py`  \nMachine: {machine_line(info)}",
         "",
         f"A database of {seeded['games']:,} games ({seeded['scores']:,} round scores, {seeded['records']:,} creation"
         f" replay records), seeded straight into it; `blitzboard serve` on it, {SAVERS} clients saving rounds and"
