@@ -490,6 +490,7 @@ SECTION_ORDER = [
     "table_page",
     "offline",
     "streams",
+    "waiting_saves",
 ]
 
 
