@@ -72,6 +72,16 @@ class Settings(BaseSettings):
     max_connections: int = Field(default=4000, ge=1)
     # Descriptors kept free under the open-file limit for health checks, pages, the database, logs.
     open_files_reserve: int = Field(default=128, ge=16)
+    # Requests that may write (saves, corrections, tables, imports) let into the thread pool at once per
+    # process; the others wait their turn on the event loop, so a save stuck behind another process's
+    # write lock holds no thread that /healthz, the API's reads and the pages need (app.http.writequeue).
+    # 8 of the pool's 40 threads: SQLite runs one write at a time anyway; on PostgreSQL 8 writes of
+    # different games run side by side, within its pool of 30 connections.
+    max_running_writes: int = Field(default=8, ge=1, le=32)
+    # Writes that may wait for their turn per process; one more is answered 503 with Retry-After and
+    # changes nothing. At the usual few milliseconds a save, 100 waiting clear in well under a second:
+    # a full queue means the write lock is held elsewhere (a prune, a backup, another server).
+    max_waiting_writes: int = Field(default=100, ge=0, le=10_000)
     # Seconds a connection may take to send a complete request head (also: to send anything at all
     # after connecting, or after a keep-alive pause has ended); then it is closed (slowloris).
     header_timeout_seconds: float = Field(default=10, gt=0)

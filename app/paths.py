@@ -1,6 +1,6 @@
 """The paths that matter beyond their own route, declared once: which are the API's, which carry a
-secret, which are a keeper's, which are event streams, which count as a save, which pages the
-service worker may keep.
+secret, which are a keeper's, which are event streams, which count as a save, which may write, which
+pages the service worker may keep.
 
 The middleware, the metrics, the stream front, the error handlers and the service worker (whose list
 `/sw.js` is served with, app/routes/offline.py) read them from here; the routes declare the paths
@@ -38,6 +38,17 @@ STREAM = re.compile(r"/(g|api/v1/games)/([A-Za-z0-9_-]{1,32})/events")
 
 # A round saved, from the phone's form or the API: the metrics time these (method, route template).
 SAVE_ROUTES = frozenset({("POST", "/api/v1/games/{game_id}/rounds"), ("POST", "/g/{game_id}/rounds")})
+
+# The requests that may write to the database wait their turn on the event loop, not in the thread pool
+# (app.http.writequeue): every request of a method that may change something, but these few, which
+# change nothing stored (the language choice sets a cookie).
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+NOT_WRITES = frozenset({("POST", "/language")})
+
+
+def is_write(method: str, path: str) -> bool:
+    return method in WRITE_METHODS and (method, path) not in NOT_WRITES
+
 
 # The pages the service worker may keep a copy of (the start page, a view page, a scorekeeper's page),
 # as patterns JavaScript reads the same way; each of those pages also says so itself with the

@@ -492,6 +492,7 @@ SECTION_ORDER = [
     "streams",
     "imports",
     "prune",
+    "waiting_saves",
 ]
 
 
