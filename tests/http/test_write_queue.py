@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.http.writequeue import WriteGate, WriteQueue
 from app.paths import NOT_WRITES, is_write
-from tests.helpers import API, assert_problem, html, on_postgres, pg_connect, round_body, text_of
+from tests.helpers import API, assert_problem, html, on_postgres, pg_connect, round_body, round_form, text_of
 
 RUNNING = 2  # saves let into the thread pool at once (the setting's default is larger)
 WAITING = 20  # saves queued on the event loop; more are refused
@@ -164,6 +164,34 @@ async def test_a_page_form_past_the_queue_gets_a_page_in_its_language(app: FastA
     assert "warten" in text_of(document.select_one(".error-detail"))  # said in German
     assert swap.status_code == 503 and swap.headers["HX-Retarget"] == "#request-error"
     assert "warten" in text_of(html(swap).select_one(".problem"))
+
+
+async def test_a_page_save_that_waits_for_the_lock_leaves_the_event_loop_free(app: FastAPI, database_url: str) -> None:
+    """The scorekeeper's page posts are async routes (they read the form); their write runs in the thread
+    pool, so a save that waits for the lock holds a thread, never the event loop every request needs."""
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            game = await _create_game(client)
+            game_id = game["id"]
+            await client.get(f"/g/{game_id}/edit/{game['edit_key']}")  # this browser keeps score
+            page = await client.get(f"/g/{game_id}/score")
+            csrf = html(page).select_one("form input[name=csrf]")["value"]
+            form = round_form([p["id"] for p in game["players"]], ONE_POINT, csrf)
+            with write_lock_held(database_url, game_id):
+                save = asyncio.create_task(
+                    client.post(f"/g/{game_id}/rounds", data=form, headers={"Origin": "http://testserver"})
+                )
+                async with asyncio.timeout(GUARD_S):
+                    while app.state.writes.running < 1:  # let in, and waiting for the lock
+                        await asyncio.sleep(0.01)
+                    health = await client.get("/healthz")
+                assert health.status_code == 200
+                assert not save.done()  # still waiting: the lock is held
+            async with asyncio.timeout(GUARD_S):
+                saved = await save
+            assert saved.status_code in (200, 303), saved.text
+            assert len((await client.get(f"{API}/games/{game_id}")).json()["rounds"]) == 1
 
 
 def test_what_counts_as_a_write() -> None:
