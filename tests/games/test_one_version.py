@@ -17,17 +17,21 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 from sqlmodel import Session
 
+from app.db import write_transaction
 from app.games.usecases import Games
 from app.games.viewcache import ViewCache, cached_view
-from app.games.views import GameView, load_views
+from app.games.views import GameView, load_views, read_snapshot
 from app.live import Broker
 from app.schemas import GameCreate, PlayerCreate, RoundIn, ScoreIn
 from app.sealing import Sealer
 from app.security import Credential
+from tests.helpers import on_postgres
 
 READS = 60  # of each of the four paths
 MAX_WRITES = 5_000
@@ -149,3 +153,30 @@ def test_every_read_shows_one_version_while_a_writer_changes_rounds(app: FastAPI
     assert len(versions) > 1, "the writer never ran during the reads"
     by_path = {path: sum(1 for m in mixed if m[0] == path) for path, _, _ in reads}
     assert mixed == [], f"{len(mixed)} of {len(reads)} reads mixed versions ({by_path}); the first: {mixed[0]}"
+
+
+@pytest.mark.skipif(not on_postgres(), reason="SQLite's read transaction is one snapshot by itself")
+def test_a_read_on_postgresql_is_one_read_only_snapshot_and_a_write_is_left_as_it_is(app: FastAPI):
+    def transaction(session: Session) -> tuple[str, str]:
+        isolation = session.exec(text("SHOW transaction_isolation")).one()[0]
+        return isolation, session.exec(text("SHOW transaction_read_only")).one()[0]
+
+    with Session(app.state.engine, expire_on_commit=False) as session:
+        games = _games(app, session)
+        assert games.version("no-such-game") is None  # an earlier read of the request: READ COMMITTED
+        assert transaction(session) == ("read committed", "off")
+        assert games.row("no-such-game") is None
+        assert transaction(session) == ("repeatable read", "on")
+        read_snapshot(session)  # already in one: the same transaction goes on
+        assert transaction(session) == ("repeatable read", "on")
+
+        class Done:
+            replayed = False
+
+        def work() -> Done:
+            read_snapshot(session)  # inside a write: its own transaction, which holds the game's lock
+            assert transaction(session) == ("read committed", "off")
+            return Done()
+
+        write_transaction(session, work)
+        assert not session.in_transaction()
