@@ -77,7 +77,9 @@ class Games:
         return self.session.get(Game, game_id, populate_existing=True)
 
     def version(self, game_id: str) -> int | None:
-        """The game's version alone (None when there is no such game): one small query, no rounds."""
+        """The game's version alone (None when there is no such game): one small query, no rounds. Read in
+        the snapshot a read of the game takes (the conditional GET that reads the game next needs no other)."""
+        read_snapshot(self.session)
         return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
 
     def version_and_start(self, game_id: str) -> tuple[int, datetime | None] | None:
@@ -92,7 +94,9 @@ class Games:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
 
     def key_and_version(self, game_id: str) -> tuple[str, int] | None:
-        """The game's key hash and version alone (a keeper page's live refresh): one small query."""
+        """The game's key hash and version alone (a keeper page's live refresh): one small query, in the
+        snapshot the page's read of the game takes next (`version`)."""
+        read_snapshot(self.session)
         row = self.session.exec(select(Game.edit_key_hash, Game.version).where(Game.id == game_id)).first()
         return (row[0], row[1]) if row is not None else None
 

@@ -274,7 +274,9 @@ def version_and_start(session: Session, game_id: str) -> tuple[int, datetime | N
 
 def version_start_and_table(session: Session, game_id: str) -> tuple[int, datetime | None, int | None] | None:
     """version_and_start, and the version of the game's table (None for a game of its own), in the same
-    one query: the view page's ETag takes in the table its page links to (app.routes.view_pages)."""
+    one query: the view page's ETag takes in the table its page links to (app.routes.view_pages). In the
+    snapshot the page's read of the game takes next (read_snapshot), which then needs no other."""
+    read_snapshot(session)
     row = session.exec(
         select(Game.version, Game.round_started_at, CardTable.version)
         .outerjoin(CardTable, CardTable.id == Game.table_id)  # type: ignore[arg-type]

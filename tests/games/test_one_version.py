@@ -163,7 +163,7 @@ def test_a_read_on_postgresql_is_one_read_only_snapshot_and_a_write_is_left_as_i
 
     with Session(app.state.engine, expire_on_commit=False) as session:
         games = _games(app, session)
-        assert games.version("no-such-game") is None  # an earlier read of the request: READ COMMITTED
+        assert games.key_hash("no-such-game") is None  # an earlier read of the request: READ COMMITTED
         assert transaction(session) == ("read committed", "off")
         assert games.row("no-such-game") is None
         assert transaction(session) == ("repeatable read", "on")
