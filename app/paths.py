@@ -40,10 +40,12 @@ STREAM = re.compile(r"/(g|api/v1/games)/([A-Za-z0-9_-]{1,32})/events")
 SAVE_ROUTES = frozenset({("POST", "/api/v1/games/{game_id}/rounds"), ("POST", "/g/{game_id}/rounds")})
 
 # The requests that may write to the database wait their turn on the event loop, not in the thread pool
-# (app.http.writequeue): every request of a method that may change something, but these few, which
-# change nothing stored (the language choice sets a cookie).
+# (app.http.writequeue): every request of a method that may change something, but these few: the
+# language choice changes nothing stored (it sets a cookie), and the two imports have a bound of their
+# own (app.http.ratelimit.ImportSlots) and spend seconds parsing and checking before they write, which
+# must not hold a turn that saves are waiting for.
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-NOT_WRITES = frozenset({("POST", "/language")})
+NOT_WRITES = frozenset({("POST", "/language"), ("POST", "/api/v1/tables/import"), ("POST", "/api/v1/games/import")})
 
 
 def is_write(method: str, path: str) -> bool:

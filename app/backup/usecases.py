@@ -33,7 +33,7 @@ from app.backup.writes import NewGame, inserted, prepare, write_games
 from app.config import Settings
 from app.db import write_transaction
 from app.errors import ReplayUnavailable
-from app.games.views import GameView, load_view, load_views, missing_game, scored_view
+from app.games.views import GameView, load_view, load_views, missing_game, read_snapshot, scored_view
 from app.games.writes import Outcome
 from app.i18n import _
 from app.idempotency import (
@@ -72,19 +72,10 @@ def _maybe_moment(moment: datetime | None) -> str | None:
     return None if moment is None else _moment(moment)
 
 
-def _consistent_reads(session: Session) -> None:
-    """Every query of an export sees the database as its first did, so a round saved meanwhile is in all
-    of them or none (SQLite's read transaction does this already; PostgreSQL's default reads afresh)."""
-    if session.in_transaction():
-        session.commit()
-    if session.get_bind().dialect.name == "postgresql":
-        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-
-
 def export_game(session: Session, game_id: str) -> dict[str, Any]:
     """One game as a document (`"format": "blitzboard-game"`). A game at a table exports as a game of
     its own: its players' names, not the people they are."""
-    _consistent_reads(session)
+    read_snapshot(session)  # every query sees the database as the first did: a save meanwhile is in all or none
     game = session.get(Game, game_id)
     if game is None:
         raise missing_game(session, game_id)
@@ -95,7 +86,7 @@ def export_game(session: Session, game_id: str) -> dict[str, Any]:
 
 def export_table(session: Session, table_id: str) -> dict[str, Any]:
     """A table as a document (`"format": "blitzboard-table"`): its roster and every game played at it."""
-    _consistent_reads(session)
+    read_snapshot(session)  # every query sees the database as the first did: a save meanwhile is in all or none
     table = session.get(CardTable, table_id)
     if table is None:
         raise missing_table(table_id)

@@ -25,10 +25,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.http.errors import RETRY_AFTER_SECONDS
-from app.http.problems import problem
+from app.http.errors import RETRY_AFTER_SECONDS, error_answer
+from app.http.requestid import request_id_of
 from app.i18n import N_, _
-from app.paths import is_api, is_write
+from app.paths import is_write
 
 WRITES_WAITING = N_(
     "Too many changes are waiting for the database right now: nothing was changed. Try again in {seconds} s."
@@ -107,12 +107,7 @@ class WriteGate:
 
     async def _busy(self, scope: Scope, receive: Receive, send: Send) -> None:
         detail = _(WRITES_WAITING).format(seconds=RETRY_AFTER_SECONDS)
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS), "Cache-Control": "no-store"}
-        if is_api(scope["path"]):
-            response = problem(503, detail, slug="unavailable", title=N_("Service unavailable"), headers=headers)
-        else:
-            response = self.html_error(Request(scope), 503, detail)
-            response.headers.update(headers)
+        response = error_answer(scope, 503, detail, self.html_error, request_id_of(scope))
         await response(scope, receive, send)
 
 

@@ -7,11 +7,13 @@ its JSON path), under a body limit of their own (Settings.max_import_bytes, kept
 app.http.middleware.BodyLimit for exactly these paths) instead of every other body's 64 KiB.
 
 An import is let in step by step, each step before the dearer one after it (docs/security.md, "Limits"):
-JSON only (415: a page of another site can post text/plain or a body with no type without asking);
-one new game for the creation limit (429); one of the process's import slots, waited for on the event
-loop (503 after Settings.import_wait_seconds); the document parsed and counted (`Backups.read_*`: 413
-and a 422 for too many games or rounds before any model is built); its games taken from the address's
-import budget (429); only then the full check and the write, in the thread pool.
+its size (413, by the body limit before any route runs); JSON only (415: a page of another site can post
+text/plain or a body with no type without asking); one new game for the creation limit (429); one of the
+process's import slots, waited for on the event loop (503 after Settings.import_wait_seconds); the
+document parsed and counted (`Backups.read_*`: a 422 for too many games or rounds before any model is
+built); its games taken from the address's import budget (429); only then the full check and the write,
+in the thread pool. The imports are not in the writes' queue (app.http.writequeue): their slots are
+their bound, and the seconds they parse must not hold a turn saves wait for.
 """
 
 from __future__ import annotations

@@ -194,6 +194,41 @@ async def test_a_page_save_that_waits_for_the_lock_leaves_the_event_loop_free(ap
             assert len((await client.get(f"{API}/games/{game_id}")).json()["rounds"]) == 1
 
 
+async def test_an_import_waiting_for_its_own_slot_holds_no_turn_saves_wait_for(app: FastAPI) -> None:
+    """The imports have a bound of their own (app.http.ratelimit.ImportSlots) and parse for seconds before
+    they write: one waiting for an import slot must not take a turn from the saves."""
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            game = await _create_game(client)
+            game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
+            exported = (await client.get(f"{API}/games/{game_id}/export")).content
+            slots = app.state.limits.imports
+            taken = [slots.take_now() for _ in range(slots.size)]  # every import slot busy
+            assert all(taken)
+            try:
+                waiting = [
+                    asyncio.create_task(
+                        client.post(
+                            f"{API}/games/import", content=exported, headers={"Content-Type": "application/json"}
+                        )
+                    )
+                    for _ in range(RUNNING + WAITING + 1)
+                ]
+                async with asyncio.timeout(GUARD_S):
+                    while slots.waiting < len(waiting):
+                        await asyncio.sleep(0.01)
+                assert app.state.writes.running == 0 and app.state.writes.waiting == 0
+                body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+                saved = await client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth)
+                assert saved.status_code == 201, saved.text
+            finally:
+                for _ in taken:
+                    slots.release()
+            async with asyncio.timeout(GUARD_S):
+                await asyncio.gather(*waiting)
+
+
 def test_what_counts_as_a_write() -> None:
     """Every request that may change something waits its turn; a language choice changes only a cookie."""
     for method, path in [("POST", "/api/v1/games/x/rounds"), ("PUT", "/api/v1/games/x"), ("DELETE", "/t/x")]:
