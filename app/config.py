@@ -37,7 +37,9 @@ class Settings(BaseSettings):
     # The server secret that seals edit keys in replay records and MACs Idempotency-Keys. Not in
     # the database. Empty: read from secret_file, created on first start (mode 0600).
     secret_key: SecretStr = SecretStr("")
-    # Empty: beside the SQLite file (blitzboard.db.secret), or ./blitzboard.secret on PostgreSQL.
+    # Empty: beside the SQLite file (blitzboard.db.secret), or ./blitzboard.secret on PostgreSQL, where
+    # it always was. Set it to keep the secret apart from the database and its backups: with both, a
+    # handover link can be forged (docs/security.md).
     secret_file: str = ""
     # Rounds one game may hold: a bound on what one save answers and one page shows.
     max_rounds_per_game: int = Field(default=2000, ge=1, le=100_000)

@@ -14,7 +14,9 @@ line to run for the configured database, without its password.
 The server secret (app/sealing.py) is not in the database, and a restored database needs it for the
 replays of requests in flight: the command says where it is, and `--with-secret` copies the secret
 file beside the backup as PATH.secret (mode 0600), the name the restored database's default secret
-file has when the backup is put back under its own name.
+file has when the backup is put back under its own name. The file copied is the one the server uses
+(BLITZBOARD_SECRET_FILE when set). Kept together, the two can forge handover links, so the command
+only copies it when asked (docs/security.md, "The server secret").
 
 Prune: a game nobody has changed for DAYS days goes, with its players, rounds, round scores and
 replay records. "Changed" is `game.updated_at`, which every write bumps (app/games/writes.py) and
@@ -117,7 +119,8 @@ def _secret(settings: Settings, copy_to: Path | None) -> tuple[Path | None, str]
             raise MaintenanceError(f"there is no server secret file at {where} to copy")
         return None, f"no server secret file at {where} yet (the server makes it when it first starts)"
     if copy_to is None:
-        return None, f"server secret not copied: keep {where} with the backup (or pass --with-secret)"
+        # Apart: a copy of the database and its secret together can forge handover links (docs/security.md).
+        return None, f"server secret not copied: keep {where} apart from the backup (or pass --with-secret)"
     return where, f"server secret copied to {copy_to} (mode 0600)"
 
 

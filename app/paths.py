@@ -20,8 +20,11 @@ def is_api(path: str) -> bool:
     return path.startswith(API_PREFIX)
 
 
-# An edit link carries a key in its path, a handover link its token: never in a log line.
-SECRET_IN_PATH = re.compile(r"(/(?:edit|take)/)[^/?#]+")
+# An edit link carries a key in its path, a handover link its token: never in a log line. Matched in
+# any case and with everything after it (the rest of the path: a request's path holds no query), so a
+# link that arrives mangled (`/g/<id>/EDIT/<key>`, `/edit//<key>`, a decoded `%3F` before the key), a 404
+# since routes match case and shape exactly, is not logged with its key either.
+SECRET_IN_PATH = re.compile(r"(/(?:edit|take)/)[\s\S]+", re.IGNORECASE)
 
 # The pages and links of a game's keeper, and a table's edit link: never compressed (a secret beside
 # names others chose leaks through the compressed size).

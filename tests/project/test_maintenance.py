@@ -217,7 +217,7 @@ def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
     plain = run_cli("backup", tmp_path / "plain" / "blitzboard.db", database_url=database_url, cwd=tmp_path)
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.rstrip("\n").endswith(
-        f"server secret not copied: keep {secret} with the backup (or pass --with-secret)"
+        f"server secret not copied: keep {secret} apart from the backup (or pass --with-secret)"
     )
     assert not (tmp_path / "plain" / "blitzboard.db.secret").exists()
 
@@ -242,6 +242,30 @@ def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
 
     again = run_cli("backup", target, "--with-secret", database_url=database_url, cwd=tmp_path)
     assert again.returncode == 1 and "exists: pass --force" in again.stderr
+
+
+@SQLITE_ONLY
+def test_backup_follows_the_secret_file_setting(tmp_path: Path):
+    # BLITZBOARD_SECRET_FILE keeps the secret apart from the database (docs/security.md): the backup says
+    # where that is, and --with-secret copies that file, never one left beside the database.
+    database = tmp_path / "data" / "blitzboard.db"
+    database.parent.mkdir()
+    url = migrated(f"sqlite:///{database}")
+    apart = tmp_path / "secrets" / "blitzboard.secret"
+    settings = Settings(database_url=url, secret_file=str(apart), _env_file=None, tune_gc=False)
+    create_app(settings).state.engine.dispose()  # the server's first start makes the secret there
+    Path(f"{database}.secret").write_text("a stale copy left beside the database\n")
+    (tmp_path / "backups").mkdir()
+
+    plain = maintenance.backup(settings, tmp_path / "backups" / "plain.db")
+    assert plain.endswith(f"server secret not copied: keep {apart} apart from the backup (or pass --with-secret)")
+    assert not Path(f"{tmp_path / 'backups' / 'plain.db'}.secret").exists()
+
+    target = tmp_path / "backups" / "kept.db"
+    kept = maintenance.backup(settings, target, with_secret=True)
+    assert kept.endswith(f"server secret copied to {target}.secret (mode 0600)")
+    assert Path(f"{target}.secret").read_bytes() == apart.read_bytes()
+    assert stat.S_IMODE(Path(f"{target}.secret").stat().st_mode) == 0o600
 
 
 @pytest.mark.server
