@@ -167,10 +167,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     remember_afresh(app)
 
     app.mount("/static", static_files(), name="static")
+    app.include_router(backup.router)  # first: its literal paths win over api's and tables' templated ones
     app.include_router(api.router)
     app.include_router(tables.router)
     app.include_router(table_stats.router)
-    app.include_router(backup.router)
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)

@@ -33,7 +33,7 @@ from app.backup.answers import GameBackup, TableBackup, TableImported
 from app.backup.check import Draft
 from app.errors import GameError, UnsupportedMediaType
 from app.http.jsonanswer import JSONAnswer
-from app.http.problems import TOO_MANY_NEW_GAMES, problem, problem_responses, too_many
+from app.http.problems import TOO_MANY_NEW_GAMES, MethodNotAllowed, problem, problem_responses, too_many
 from app.http.ratelimit import client_address, retry_after_header
 from app.i18n import N_, _, ngettext
 from app.idempotency import Idempotency
@@ -122,6 +122,19 @@ def _created(body: dict[str, Any], location: str, etag: str, replayed: bool, min
 )
 def export_table(table_id: TableId, backups: BackupsDep, if_none_match: IfNoneMatch = None) -> Response:
     return _document(backups.export_table(table_id), f"blitzboard-table-{table_id}.json", if_none_match)
+
+
+# The import paths are literal, and OpenAPI matches a literal path before a templated one: `/games/import`
+# is not the game "import" of `/games/{game_id}`. Starlette takes the first route that matches in full, so
+# every other method at these paths is answered here, before the templated routes (this router is
+# included first, app.main): 405 with `Allow: POST`, as the document says (schemathesis ST205).
+_NOT_IMPORTS = ["GET", "PUT", "PATCH", "DELETE"]
+
+
+@router.api_route("/tables/import", methods=_NOT_IMPORTS, include_in_schema=False)
+@router.api_route("/games/import", methods=_NOT_IMPORTS, include_in_schema=False)
+def only_post_imports() -> Response:
+    raise MethodNotAllowed("POST")
 
 
 @router.post(
