@@ -37,7 +37,9 @@ class Settings(BaseSettings):
     # The server secret that seals edit keys in replay records and MACs Idempotency-Keys. Not in
     # the database. Empty: read from secret_file, created on first start (mode 0600).
     secret_key: SecretStr = SecretStr("")
-    # Empty: beside the SQLite file (blitzboard.db.secret), or ./blitzboard.secret on PostgreSQL.
+    # Empty: beside the SQLite file (blitzboard.db.secret), or ./blitzboard.secret on PostgreSQL, where
+    # it always was. Set it to keep the secret apart from the database and its backups: with both, a
+    # handover link can be forged (docs/security.md).
     secret_file: str = ""
     # Rounds one game may hold: a bound on what one save answers and one page shows.
     max_rounds_per_game: int = Field(default=2000, ge=1, le=100_000)
@@ -45,6 +47,13 @@ class Settings(BaseSettings):
     # A backup to import (POST /api/v1/tables/import and /games/import) may be this large; every other
     # request body keeps max_body_bytes. Read whole and parsed in memory, so not unbounded.
     max_import_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024, le=256 * 1024 * 1024)
+    # Imports run at once per process: each holds its document parsed in memory (tens of MiB for an
+    # 8 MiB table) and a core for seconds. One more waits up to import_wait_seconds, then gets 503.
+    max_concurrent_imports: int = Field(default=2, ge=1)
+    import_wait_seconds: float = Field(default=5, ge=0, le=60)
+    # Games one address may import a minute (a table's backup takes one per game; a larger backup is
+    # taken whole from a full budget, and the address then waits until it is paid: app.http.ratelimit).
+    import_games_per_minute: int = Field(default=600, ge=1)
     # How long a browser remembers that it keeps score of a game.
     edit_cookie_days: int = 180
     # Rate limits (per client address, per minute): games created, and wrong edit keys presented.
@@ -65,6 +74,16 @@ class Settings(BaseSettings):
     max_connections: int = Field(default=4000, ge=1)
     # Descriptors kept free under the open-file limit for health checks, pages, the database, logs.
     open_files_reserve: int = Field(default=128, ge=16)
+    # Requests that may write (saves, corrections, tables, imports) let into the thread pool at once per
+    # process; the others wait their turn on the event loop, so a save stuck behind another process's
+    # write lock holds no thread that /healthz, the API's reads and the pages need (app.http.writequeue).
+    # 8 of the pool's 40 threads: SQLite runs one write at a time anyway; on PostgreSQL 8 writes of
+    # different games run side by side, within its pool of 30 connections.
+    max_running_writes: int = Field(default=8, ge=1, le=32)
+    # Writes that may wait for their turn per process; one more is answered 503 with Retry-After and
+    # changes nothing. At the usual few milliseconds a save, 100 waiting clear in well under a second:
+    # a full queue means the write lock is held elsewhere (a prune, a backup, another server).
+    max_waiting_writes: int = Field(default=100, ge=0, le=10_000)
     # Seconds a connection may take to send a complete request head (also: to send anything at all
     # after connecting, or after a keep-alive pause has ended); then it is closed (slowloris).
     header_timeout_seconds: float = Field(default=10, gt=0)

@@ -39,6 +39,8 @@ NEW_GAME_SCOPE = "new-game"
 # The replays of imports (app.backup.usecases): a game's snapshot, like a creation's; a table's, its answer.
 IMPORT_GAME_SCOPE, IMPORT_TABLE_SCOPE = "import-game", "import-table"
 CREATE, ROTATE, WRITE = "create", "rotate", "write"
+# How a table's scope begins (app.tables.usecases.table_scope); a game's id never does.
+TABLE_SCOPE_PREFIX = "t:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +247,7 @@ class Replays:
                 "snapshot": blob,
                 "sealed_key": sealed,
                 "created_at": now,
+                "game_id": record_game_id(game_id),
             },
         )
 
@@ -255,6 +258,13 @@ class Replays:
             salt=idempotency.key,
             scope=seal_scope(record.operation, game_id, record.key),
         )
+
+
+def record_game_id(game_id: str) -> str | None:
+    """What a record stores as its game (IdempotencyRecord.game_id, which a game's deletion finds its
+    records by): the game's id; None for a table's records, which `remember` is handed as "t:<table id>"
+    (app.tables.usecases.table_scope: its seal scope, never a game's id) and which belong to no one game."""
+    return None if game_id.startswith(TABLE_SCOPE_PREFIX) else game_id
 
 
 def seal_scope(operation: str, game_id: str, record_key: str) -> tuple[str, ...]:

@@ -22,8 +22,9 @@ from app.http.limits import StreamSlots, capacity, install_repeat_filter, raise_
 from app.http.metrics import CountRequests, Metrics
 from app.http.middleware import AccessLog, BodyLimit, CompressPublic, HeadAsGet
 from app.http.problems import install_problem_handlers
-from app.http.ratelimit import Limits
+from app.http.ratelimit import ImportSlots, Limits
 from app.http.requestid import RequestId
+from app.http.writequeue import WriteGate, WriteQueue
 from app.i18n import Languages, load_catalogs
 from app.live import Broker
 from app.live_pg import PostgresListener, PostgresNotifier
@@ -83,7 +84,7 @@ def _log_to_stderr_unless_configured(level: str, log_format: LogFormat) -> None:
 def remember_afresh(app: FastAPI) -> None:
     """Everything the app keeps in memory between requests, made new (only the engine, the database's
     connection pool, stays): the live broker, the view cache, the server secret, the rate limits, the
-    stream slots and the metrics. create_app calls it once; the tests call it between tests that
+    stream slots, the writes' queue and the metrics. create_app calls it once; the tests call it between tests that
     share one app, so nothing a test left in memory reaches the next (tests/conftest.py)."""
     settings: Settings = app.state.settings
     app.state.broker = Broker()
@@ -91,9 +92,15 @@ def remember_afresh(app: FastAPI) -> None:
     app.state.sealer = Sealer(
         load_secret(settings.secret_key.get_secret_value(), settings.secret_file, settings.database_url)
     )
-    app.state.limits = Limits(settings.games_per_minute, settings.wrong_keys_per_minute)
+    app.state.limits = Limits(
+        settings.games_per_minute,
+        settings.wrong_keys_per_minute,
+        settings.import_games_per_minute,
+        ImportSlots(settings.max_concurrent_imports, settings.import_wait_seconds),
+    )
     # The total is lowered under the open-file limit when the server starts (lifespan).
     app.state.streams = StreamSlots(settings.max_streams_per_client, settings.max_streams)
+    app.state.writes = WriteQueue(settings.max_running_writes, settings.max_waiting_writes)
     if settings.metrics:
         app.state.metrics = Metrics(app.state.streams, app.state.engine)
 
@@ -160,10 +167,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     remember_afresh(app)
 
     app.mount("/static", static_files(), name="static")
+    app.include_router(backup.router)  # first: its literal paths win over api's and tables' templated ones
     app.include_router(api.router)
     app.include_router(tables.router)
     app.include_router(table_stats.router)
-    app.include_router(backup.router)
     app.include_router(events.router)
     app.include_router(export.router)
     app.include_router(health.router)
@@ -182,6 +189,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Outermost last: the access log sees every answer, including a 413 and an unexpected error's
     # 500 or 503 (ServerErrors answers those inside SecurityHeaders, so they carry its headers too).
+    # Innermost: a write waits its turn on the event loop, its body already read by BodyLimit (app.http.writequeue).
+    app.add_middleware(WriteGate, state=app.state, html_error=error_page)
     app.add_middleware(CompressPublic)
     app.add_middleware(
         BodyLimit,

@@ -14,12 +14,17 @@ line to run for the configured database, without its password.
 The server secret (app/sealing.py) is not in the database, and a restored database needs it for the
 replays of requests in flight: the command says where it is, and `--with-secret` copies the secret
 file beside the backup as PATH.secret (mode 0600), the name the restored database's default secret
-file has when the backup is put back under its own name.
+file has when the backup is put back under its own name. The file copied is the one the server uses
+(BLITZBOARD_SECRET_FILE when set). Kept together, the two can forge handover links, so the command
+only copies it when asked (docs/security.md, "The server secret").
 
 Prune: a game nobody has changed for DAYS days goes, with its players, rounds, round scores and
 replay records. "Changed" is `game.updated_at`, which every write bumps (app/games/writes.py) and
 creation sets: a finished game and an abandoned one both simply stop changing, so there is no
 separate "finished" test (a finished game can still be corrected, and that counts as a change).
+It runs beside a live server: the games are deleted PRUNE_BATCH (20) at a time, each batch one short write
+transaction whose every statement finds its rows by index (app.games.removal), and on SQLite the write
+lock stays free for a moment between batches, so the server's saves wait for one batch at most.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import os
 import shlex
 import sqlite3
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -39,13 +45,21 @@ from sqlmodel import Session, select
 
 from app.config import Settings
 from app.db import make_engine, write_transaction
-from app.games.removal import creation_records, remove_games
+from app.games.removal import remove_games
 from app.migrations import head_revision
 from app.models import Game, utcnow
 from app.sealing import default_secret_file
 
 MAX_DAYS = 36_500
-_PRUNE_BATCH = 500  # games per transaction: the write lock is held briefly, and IN lists stay small
+# Games per write transaction. A batch holds SQLite's write lock (on PostgreSQL, its games' rows) while it
+# deletes, and every save waiting meanwhile waits for all of it: 20 games of 5-30 rounds of 4-8 players
+# (some 2,000 round scores) take about as long as a save or two under load, some tens of milliseconds
+# (bench/prune.py: a batch of 50 took 68 ms, one of 10, 21 ms, on a busy 2-core machine; one of 500, most
+# of a second). Smaller batches buy little more: each costs some 10 ms of its own.
+PRUNE_BATCH = 20
+# On SQLite, the pause after a batch: a save that waited for the lock sleeps in SQLite's busy handler in
+# naps of up to 100 ms, and wakes to find the lock free only if the next batch has not taken it yet.
+PRUNE_PAUSE_S = 0.1
 
 
 class MaintenanceError(Exception):
@@ -105,7 +119,8 @@ def _secret(settings: Settings, copy_to: Path | None) -> tuple[Path | None, str]
             raise MaintenanceError(f"there is no server secret file at {where} to copy")
         return None, f"no server secret file at {where} yet (the server makes it when it first starts)"
     if copy_to is None:
-        return None, f"server secret not copied: keep {where} with the backup (or pass --with-secret)"
+        # Apart: a copy of the database and its secret together can forge handover links (docs/security.md).
+        return None, f"server secret not copied: keep {where} apart from the backup (or pass --with-secret)"
     return where, f"server secret copied to {copy_to} (mode 0600)"
 
 
@@ -209,8 +224,9 @@ def pg_dump_line(url: URL, path: Path, environ: Mapping[str, str]) -> str:
 # --- prune --------------------------------------------------------------------------------------
 
 
-def prune(settings: Settings, days: int, *, dry_run: bool = False) -> str:
-    """Delete the games nobody has changed for `days` days (or count them); the line to print."""
+def prune(settings: Settings, days: int, *, dry_run: bool = False, batch_size: int = PRUNE_BATCH) -> str:
+    """Delete the games nobody has changed for `days` days (or count them), `batch_size` games a
+    transaction; the line to print."""
     if not 1 <= days <= MAX_DAYS:
         raise MaintenanceError(f"--older-than takes 1 to {MAX_DAYS} days, not {days}")
     cutoff = utcnow() - timedelta(days=days)
@@ -225,7 +241,7 @@ def prune(settings: Settings, days: int, *, dry_run: bool = False) -> str:
             if dry_run:
                 count = session.exec(select(func.count()).select_from(Game).where(Game.updated_at < cutoff)).one()
             else:
-                count = _delete_games_before(session, cutoff)
+                count = _delete_games_before(session, cutoff, batch_size)
     finally:
         engine.dispose()
     games = f"{count} game{'' if count == 1 else 's'}"
@@ -254,24 +270,35 @@ class _Batch:
     replayed: bool = False  # a batch is never a replay: app.db.write_transaction commits it
 
 
-def _delete_games_before(session: Session, cutoff: datetime) -> int:
-    """Delete old games in batches, each one write transaction on the skeleton every write shares
-    (app.db.write_transaction: BEGIN IMMEDIATE on SQLite; on PostgreSQL the games' rows locked, and a game
-    a save changed meanwhile is looked at again and kept), with every row they own (app.games.removal)."""
-    creations = creation_records(session)
+def _aged(session: Session, cutoff: datetime, after: str, size: int) -> list[str]:
+    """The next `size` games (by id, past `after`) not changed since `cutoff`: read outside the write lock
+    (a SQLite reader never waits for a writer), so a batch's lock is held for its own games alone, however
+    large the table. Ids only ever move forward, so the whole prune reads the table once."""
+    ids = list(
+        session.exec(select(Game.id).where(Game.updated_at < cutoff, Game.id > after).order_by(Game.id).limit(size))
+    )
     session.rollback()
+    return ids
 
-    def batch() -> _Batch:
-        ids = list(
-            session.exec(
-                select(Game.id).where(Game.updated_at < cutoff).order_by(Game.id).limit(_PRUNE_BATCH).with_for_update()
-            )
-        )
-        if ids:
-            remove_games(session, ids, creations)
-        return _Batch(len(ids))
 
-    deleted = 0
-    while done := write_transaction(session, batch).deleted:
-        deleted += done
+def _delete_games_before(session: Session, cutoff: datetime, batch_size: int = PRUNE_BATCH) -> int:
+    """Delete old games in batches, each one write transaction on the skeleton every write shares
+    (app.db.write_transaction: BEGIN IMMEDIATE on SQLite; on PostgreSQL the games' rows locked), with every
+    row they own (app.games.removal). Each batch looks again at its games under the lock: one a save
+    changed since they were read is kept. Between batches the write lock is free, and on SQLite it stays
+    free for PRUNE_PAUSE_S so the server's waiting saves get in."""
+    pause = PRUNE_PAUSE_S if session.get_bind().dialect.name == "sqlite" else 0.0
+
+    def batch(ids: list[str]) -> _Batch:
+        still = list(session.exec(select(Game.id).where(Game.id.in_(ids), Game.updated_at < cutoff).with_for_update()))
+        if still:
+            remove_games(session, still)
+        return _Batch(len(still))
+
+    deleted, after = 0, ""
+    while ids := _aged(session, cutoff, after, batch_size):
+        if after and pause:
+            time.sleep(pause)  # between two batches, the write lock free
+        deleted += write_transaction(session, lambda ids=ids: batch(ids)).deleted
+        after = ids[-1]
     return deleted

@@ -110,6 +110,9 @@ class GameResult(SQLModel, table=True):
     __table_args__ = (
         Index("ix_game_result_table_finished", "table_id", "finished_at"),
         Index("ix_game_result_person_finished", "person_id", "finished_at"),
+        # Deleting a player (a game's deletion, prune) looks up its rows here: without the index, a scan each
+        # (migration 0008).
+        Index("ix_game_result_player_id", "player_id"),
     )
     game_id: str = Field(sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), primary_key=True))
     player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
@@ -163,6 +166,8 @@ class Round(SQLModel, table=True):
 
 class RoundScore(SQLModel, table=True):
     __tablename__ = "round_score"
+    # The primary key leads with round_id; deleting a player looks its scores up by player_id (migration 0008).
+    __table_args__ = (Index("ix_round_score_player_id", "player_id"),)
 
     round_id: int = Field(sa_column=Column(Integer, ForeignKey("round.id", ondelete="CASCADE"), primary_key=True))
     player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
@@ -200,6 +205,11 @@ class IdempotencyRecord(SQLModel, table=True):
     rebuilds the same answer; and, for a creation or a key rotation, the new edit key sealed with
     AES-GCM under the server secret (`sealed_key`, app.sealing). The Idempotency-Key and the request's
     fingerprint are kept only as HMACs under that secret.
+
+    `game_id` is the game a record is of, whatever its scope: a game's writes and rotations (scope: the
+    game's id), its creation ("new-game") and its import from a backup ("import-game"), so a game's
+    deletion finds all of them by an index (migration 0008 filled it in for the records before it).
+    None for a table's records (its creation, writes and import): they belong to no one game.
     """
 
     __tablename__ = "idempotency_record"
@@ -214,3 +224,5 @@ class IdempotencyRecord(SQLModel, table=True):
     snapshot: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     sealed_key: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+    # No foreign key: the records go with their game explicitly (app.games.removal), like every other row.
+    game_id: str | None = Field(default=None, sa_column=Column(String(32), nullable=True, index=True))

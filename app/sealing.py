@@ -9,8 +9,10 @@ was lost retries with the same Idempotency-Key. That replay record keeps the key
   MAC), and bound to the record's scope (game, operation, credential) as associated data. A record
   copied to another scope, or changed by one bit, does not open.
 - The server secret is not in the database: `BLITZBOARD_SECRET_KEY`, or a file created on first
-  start beside the SQLite database (mode 0600) and reused. A copy of the database alone yields no
-  key, and without the secret nobody can even test a guessed Idempotency-Key against a record.
+  start (mode 0600) and reused: `BLITZBOARD_SECRET_FILE`, by default beside the SQLite database. A
+  copy of the database alone yields no key, and without the secret nobody can even test a guessed
+  Idempotency-Key against a record. A copy of both can forge handover links and test guesses, so
+  the setting can keep the file apart from the database and its backups (docs/security.md).
 """
 
 from __future__ import annotations
@@ -116,13 +118,31 @@ def load_secret(secret_key: str, secret_file: str, database_url: str) -> bytes:
     path = Path(secret_file) if secret_file else default_secret_file(database_url)
     if path is None:
         return secrets.token_bytes(SECRET_BYTES)
+    if _is_the_database(path, database_url):
+        # Read as the secret (or, before the database exists, made in its place): refused before either.
+        raise RuntimeError(
+            f"BLITZBOARD_SECRET_FILE names the database itself ({path}): give the server secret a file of "
+            "its own, e.g. blitzboard.secret on another volume (docs/operations.md)"
+        )
     try:
         return _read_or_create(path)
     except OSError as error:
         raise RuntimeError(
             f"can't keep the server secret in {path} ({error.strerror or error}): set BLITZBOARD_SECRET_KEY, "
-            "or BLITZBOARD_SECRET_FILE to a path this user can write (beside the database)"
+            "or BLITZBOARD_SECRET_FILE to a path this user can write"
         ) from error
+    except UnicodeDecodeError as error:
+        raise RuntimeError(
+            f"the server secret file {path} is not text (is BLITZBOARD_SECRET_FILE the right file?): "
+            "it holds the secret in hex, as the server writes it"
+        ) from error
+
+
+def _is_the_database(path: Path, database_url: str) -> bool:
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite" or default_secret_file(database_url) is None:
+        return False
+    return path.resolve() == Path(url.database or "").resolve()
 
 
 def _read_or_create(path: Path) -> bytes:
@@ -136,7 +156,7 @@ def _read_or_create(path: Path) -> bytes:
                 os.fsync(file.fileno())  # on the disk before it has its name: never an empty secret
             try:
                 os.link(temporary, path)
-                log.info("created the server secret in %s (keep it with the database)", path)
+                log.info("created the server secret in %s (keep it apart from copies of the database)", path)
             except FileExistsError:
                 pass  # another process made it first: use theirs
             except OSError:  # a file system without hard links: exclusive create instead

@@ -490,6 +490,9 @@ SECTION_ORDER = [
     "table_page",
     "offline",
     "streams",
+    "imports",
+    "prune",
+    "waiting_saves",
 ]
 
 

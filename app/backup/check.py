@@ -1,11 +1,20 @@
 """Checking a backup before anything of it is written (app.backup.usecases imports it): the whole document,
 every problem found at once, each named by its JSON path (`games[3].rounds[12].scores[1].blitz`).
 
-In three passes, each only when the one before found nothing, so a message never follows from an
-earlier one: the JSON itself and what it says it is (`format`, `format_version`); its shape (types,
-fields, list lengths: the models of app.backup.answers); then what the rules say, exactly as a live
-game would judge it: names (app.rules.names), rules (the presets' bounds), players (`validate_players`), and
-each round by `scoring.validate_round` against the rounds before it (in 31, who is still in).
+In passes, each only when the one before found nothing, so a message never follows from an earlier
+one. The cheap ones (`outline`: a few dict lookups after parsing): the JSON itself and what it says it
+is (`format`, `format_version`), then its counts (games, each game's rounds), which bound what the
+rest costs, so a document that can't be imported for its size is refused before any model is built
+and the caller can count its games (the import limit) before paying for the full check. The full
+check (`check_game`, `check_table`): its shape (types, fields, list lengths: the models of
+app.backup.answers); then what the rules say, exactly as a live game would judge it: names
+(app.rules.names), rules (the presets' bounds), players (`validate_players`), and each round by
+`scoring.validate_round` against the rounds before it (in 31, who is still in).
+
+Memory: a table's games are read into their models one at a time and each is kept only as what the
+import writes (`CheckedGame`), its parsed JSON dropped as soon as it is read, so the peak is about
+the parsed document, not the parsed document and every model of it at once (docs/performance.md,
+"Importing a backup").
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from app import i18n, validation
 from app.backup.answers import (
     FORMAT_VERSION,
     GAME_FORMAT,
+    MAX_IMPORT_GAMES,
     TABLE_FORMAT,
     GameBackup,
     RoundBackup,
@@ -37,6 +47,16 @@ from app.tables.usecases import checked_name, taken
 
 MAX_REPORTED = 100  # problems listed in one answer: the first ones, in the document's order
 M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(slots=True)
+class Draft:
+    """A document parsed and outlined (`outline`), not yet fully checked: what it is and how many games
+    it would make. The full check consumes `document` (each game's JSON is dropped once read)."""
+
+    document: dict[str, Any]
+    format: str
+    games: int
 
 
 @dataclass(slots=True)
@@ -158,42 +178,120 @@ def shaped(document: dict[str, Any], model: type[M]) -> M:
         raise AssertionError("unreachable") from None
 
 
-# --- the third pass: what the rules say ----------------------------------------------------------
+def _shape(data: Any, model: type[M], at: tuple[Any, ...], findings: Findings) -> M | None:
+    """`data` read into `model`, or None with its problems added, each path starting at `at`."""
+    try:
+        return shaped(data, model)
+    except InvalidDocument as error:
+        for loc, message in error.errors:
+            findings.add(_path(at) + _inside(loc) if at else loc, message)
+        return None
 
 
-def check_game_document(body: bytes, max_rounds: int) -> CheckedGame:
-    data = shaped(read(body, GAME_FORMAT), GameBackup)
+def _inside(path: str) -> str:
+    """A path of `shaped` continued under another: `rounds[2]` → `.rounds[2]`; `body` (the thing itself) → ``."""
+    return "" if path == "body" else f".{path}"
+
+
+# --- the counts: what the rest would cost ---------------------------------------------------------
+
+
+def outline(body: bytes, expected: str, max_rounds: int) -> Draft:
+    """The document parsed (`read`) and its counts checked: at most MAX_IMPORT_GAMES games in a table's
+    backup, at most `max_rounds` rounds in each game. Looks at nothing else, so what it can't judge
+    (a `games` that is not a list, a game that is not an object) is left to the full check."""
+    document = read(body, expected)
     findings = Findings()
-    game = _game(data, "", findings, max_rounds)
+    if expected == GAME_FORMAT:
+        _rounds_count(document, "", findings, max_rounds)
+        findings.raise_any()
+        return Draft(document, expected, 1)
+    games = document.get("games")
+    if not isinstance(games, list):
+        return Draft(document, expected, 0)
+    if len(games) > MAX_IMPORT_GAMES:
+        raise refused(
+            "games",
+            ngettext(
+                "A table's backup can hold at most {limit} game; this one has {count}.",
+                "A table's backup can hold at most {limit} games; this one has {count}.",
+                MAX_IMPORT_GAMES,
+            ).format(limit=MAX_IMPORT_GAMES, count=len(games)),
+        )
+    for index, game in enumerate(games):
+        _rounds_count(game, f"games[{index}].", findings, max_rounds)
+    findings.raise_any()
+    return Draft(document, expected, len(games))
+
+
+def _rounds_count(game: Any, at: str, findings: Findings, max_rounds: int) -> None:
+    rounds = game.get("rounds") if isinstance(game, dict) else None
+    if isinstance(rounds, list) and len(rounds) > max_rounds:
+        findings.add(
+            f"{at}rounds",
+            ngettext(
+                "A game can hold at most {limit} round; this one has {count}.",
+                "A game can hold at most {limit} rounds; this one has {count}.",
+                max_rounds,
+            ).format(limit=max_rounds, count=len(rounds)),
+        )
+
+
+# --- the full check: the shape, then what the rules say -------------------------------------------
+
+
+def check_game(draft: Draft) -> CheckedGame:
+    data = shaped(draft.document, GameBackup)
+    findings = Findings()
+    game = _game(data, "", findings)
     findings.raise_any()
     return game
 
 
-def check_table_document(body: bytes, max_rounds: int) -> CheckedTable:
-    data = shaped(read(body, TABLE_FORMAT), TableBackup)
+def check_table(draft: Draft) -> CheckedTable:
+    """The table's own fields first, then its games one at a time, in order: the first game whose shape
+    is wrong ends the reading (as a list read to its first wrong item), and its problems are listed
+    after the table's own; the rules' problems are listed only when every shape was right."""
+    document = draft.document
+    games = document.get("games")
+    if not isinstance(games, list):  # missing, or not a list: the model says so
+        shaped(document, TableBackup)
+        raise AssertionError("unreachable")
+    shapes = Findings()
+    top = _shape({**document, "games": []}, TableBackup, (), shapes)
     findings = Findings()
-    name = clean_name(data.name)
-    if reason := table_name_problem(name):
-        findings.rule("name", scoring.name_refused(reason, field="name"))
     people: list[tuple[str, datetime]] = []
-    seen: dict[str, str] = {}  # the names so far, by the key they are compared by
-    for index, person in enumerate(data.people):
-        cleaned, problems = checked_name(person.name)
-        for problem in problems:
-            findings.rule(f"people[{index}].name", problem)
-        if not problems and (other := seen.setdefault(name_key(cleaned), cleaned)) is not cleaned:
-            findings.rule(f"people[{index}].name", taken(other))
-        people.append((cleaned, person.created_at))
-    games = [_game(game, f"games[{i}].", findings, max_rounds, people) for i, game in enumerate(data.games)]
+    name = ""
+    if top is not None:
+        name = clean_name(top.name)
+        if reason := table_name_problem(name):
+            findings.rule("name", scoring.name_refused(reason, field="name"))
+        seen: dict[str, str] = {}  # the names so far, by the key they are compared by
+        for index, person in enumerate(top.people):
+            cleaned, problems = checked_name(person.name)
+            for problem in problems:
+                findings.rule(f"people[{index}].name", problem)
+            if not problems and (other := seen.setdefault(name_key(cleaned), cleaned)) is not cleaned:
+                findings.rule(f"people[{index}].name", taken(other))
+            people.append((cleaned, person.created_at))
+    checked: list[CheckedGame] = []
+    for index, game in enumerate(games):
+        data = _shape(game, TableGameBackup, ("games", index), shapes)
+        games[index] = None  # read: its JSON is no longer needed
+        if data is None:
+            break
+        if not shapes.count:
+            checked.append(_game(data, f"games[{index}].", findings, people))
+    shapes.raise_any()
     findings.raise_any()
-    return CheckedTable(name, data.created_at, data.updated_at, people, games)
+    assert top is not None
+    return CheckedTable(name, top.created_at, top.updated_at, people, checked)
 
 
 def _game(
     data: GameBackup | TableGameBackup,
     at: str,
     findings: Findings,
-    max_rounds: int,
     people: list[tuple[str, datetime]] | None = None,
 ) -> CheckedGame:
     """One game checked as a live game checks its creation and then each round; `at`: its path's start."""
@@ -222,15 +320,6 @@ def _game(
                         person=people[person][0], name=player.name
                     ),
                 )
-    if len(data.rounds) > max_rounds:
-        findings.add(
-            f"{at}rounds",
-            ngettext(
-                "A game can hold at most {limit} round; this one has {count}.",
-                "A game can hold at most {limit} rounds; this one has {count}.",
-                max_rounds,
-            ).format(limit=max_rounds, count=len(data.rounds)),
-        )
     rounds = [_round(r, f"{at}rounds[{n}]", rules, players, findings) for n, r in enumerate(data.rounds)]
     if rules is not None and findings.count == before:  # each round against the ones before it
         _play(rules, players, rounds, f"{at}rounds", findings)

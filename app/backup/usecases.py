@@ -8,27 +8,32 @@ restored days later means nothing). People are referred to by their place in the
 their place at the table. It is built in a fixed order by hand, so the same data is always the same
 bytes: export, import and export again, and the two differ only in that top-level id.
 
-An import checks the whole document first (app.backup.check) and writes nothing unless all of it is
-right; then everything in one write transaction, with new ids and keys, the document's timestamps,
-version 1, and each game's result rows at a table (app.games.results), as if it had been played here.
+An import reads the document and its counts first (`read_game`, `read_table`: cheap, so the route
+can refuse or count its games before the rest), then checks the whole of it (app.backup.check) and
+writes nothing unless all of it is right; then everything in one write transaction, with new ids and
+keys, the document's timestamps, version 1, and each game's result rows at a table
+(app.games.results), as if it had been played here. A table's games are written in batches of about
+WRITE_BATCH_SCORES scores (one transaction still), so the rows built for the INSERTs stay small
+whatever the table's size.
 """
 
 from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, select
 
 from app.backup.answers import FORMAT_VERSION, GAME_FORMAT, TABLE_FORMAT
-from app.backup.check import check_game_document, check_table_document
-from app.backup.writes import inserted, prepare, write_games
+from app.backup.check import Draft, check_game, check_table, outline
+from app.backup.writes import NewGame, inserted, prepare, write_games
 from app.config import Settings
 from app.db import write_transaction
 from app.errors import ReplayUnavailable
-from app.games.views import GameView, load_view, load_views, missing_game, scored_view
+from app.games.views import GameView, load_view, load_views, missing_game, read_snapshot, scored_view
 from app.games.writes import Outcome
 from app.i18n import _
 from app.idempotency import (
@@ -53,6 +58,7 @@ from app.tables.usecases import table_scope
 
 # The replay records of imports: scopes of their own, as their sealed keys are not a creation's.
 NO_TIME = RoundTime()
+WRITE_BATCH_SCORES = 20_000
 
 
 # --- export ---------------------------------------------------------------------------------------
@@ -66,19 +72,10 @@ def _maybe_moment(moment: datetime | None) -> str | None:
     return None if moment is None else _moment(moment)
 
 
-def _consistent_reads(session: Session) -> None:
-    """Every query of an export sees the database as its first did, so a round saved meanwhile is in all
-    of them or none (SQLite's read transaction does this already; PostgreSQL's default reads afresh)."""
-    if session.in_transaction():
-        session.commit()
-    if session.get_bind().dialect.name == "postgresql":
-        session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
-
-
 def export_game(session: Session, game_id: str) -> dict[str, Any]:
     """One game as a document (`"format": "blitzboard-game"`). A game at a table exports as a game of
     its own: its players' names, not the people they are."""
-    _consistent_reads(session)
+    read_snapshot(session)  # every query sees the database as the first did: a save meanwhile is in all or none
     game = session.get(Game, game_id)
     if game is None:
         raise missing_game(session, game_id)
@@ -89,7 +86,7 @@ def export_game(session: Session, game_id: str) -> dict[str, Any]:
 
 def export_table(session: Session, table_id: str) -> dict[str, Any]:
     """A table as a document (`"format": "blitzboard-table"`): its roster and every game played at it."""
-    _consistent_reads(session)
+    read_snapshot(session)  # every query sees the database as the first did: a save meanwhile is in all or none
     table = session.get(CardTable, table_id)
     if table is None:
         raise missing_table(table_id)
@@ -168,9 +165,17 @@ class Backups:
     def export_table(self, table_id: str) -> dict[str, Any]:
         return export_table(self.session, table_id)
 
-    def import_game(self, body: bytes, idempotency: Idempotency | None = None, client: str = "") -> Outcome:
-        """A new game of its own from a game's document, with its edit key in the outcome."""
-        [new] = prepare([check_game_document(body, self.settings.max_rounds_per_game)])
+    def read_game(self, body: bytes) -> Draft:
+        """A game's document parsed and its rounds counted (app.backup.check.outline)."""
+        return outline(body, GAME_FORMAT, self.settings.max_rounds_per_game)
+
+    def read_table(self, body: bytes) -> Draft:
+        """A table's document parsed and its games and rounds counted (app.backup.check.outline)."""
+        return outline(body, TABLE_FORMAT, self.settings.max_rounds_per_game)
+
+    def import_game(self, draft: Draft, idempotency: Idempotency | None = None, client: str = "") -> Outcome:
+        """A new game of its own from a game's document (`read_game`), with its edit key in the outcome."""
+        [new] = prepare([check_game(draft)])
         replays, session = self.replays, self.session
         record_key, mac = self._keys(IMPORT_GAME_SCOPE, idempotency, client)
 
@@ -190,10 +195,10 @@ class Backups:
 
         return write_transaction(session, work, again_when_taken=idempotency is not None)
 
-    def import_table(self, body: bytes, idempotency: Idempotency | None = None, client: str = "") -> TableOutcome:
-        """A new table from a table's document, with its edit key and each game's new id and own key (in the
-        document's order) in the outcome."""
-        checked = check_table_document(body, self.settings.max_rounds_per_game)
+    def import_table(self, draft: Draft, idempotency: Idempotency | None = None, client: str = "") -> TableOutcome:
+        """A new table from a table's document (`read_table`), with its edit key and each game's new id and
+        own key (in the document's order) in the outcome."""
+        checked = check_table(draft)
         table_id = new_game_id()
         games = prepare(checked.games, table_id)
         replays, session = self.replays, self.session
@@ -220,7 +225,8 @@ class Backups:
                     for name, joined in checked.people
                 ],
             )
-            write_games(session, games, person_ids)
+            for batch in _batches(games):
+                write_games(session, batch, person_ids)
             answer = public_table(session, table)
             game_keys = tuple((new.game.id, new.edit_key) for new in games)
             if idempotency:
@@ -270,6 +276,20 @@ class Backups:
         keys = json.loads(self._sealed(record, idempotency, table_scope(answer["id"])))
         game_keys = tuple(zip(game_ids, keys["games"], strict=True))
         return TableOutcome(answer, created=True, replayed=True, edit_key=keys["table"], game_keys=game_keys)
+
+
+def _batches(games: list[NewGame]) -> Iterator[list[NewGame]]:
+    """The games in order, a batch at a time: whole games, about WRITE_BATCH_SCORES scores a batch."""
+    batch: list[NewGame] = []
+    scores = 0
+    for new in games:
+        batch.append(new)
+        scores += sum(len(r.scores) for r in new.checked.rounds)
+        if scores >= WRITE_BATCH_SCORES:
+            yield batch
+            batch, scores = [], 0
+    if batch:
+        yield batch
 
 
 def _json(value: Any) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from app.db import write_transaction
 from app.errors import HandoverRefused
 from app.games.handover import handover_problem
-from app.games.removal import creation_records, remove_games
+from app.games.removal import remove_games
 from app.games.views import GameView
 from app.games.writes import GameWriter, Guard, Outcome, check_key, check_version
 from app.idempotency import Idempotency
@@ -78,16 +78,12 @@ def delete_game(writer: GameWriter, game_id: str, credential: Credential, *, if_
     """Delete the game and everything of it; its id stays behind so its links answer 410 Gone.
     Every viewer hears of it (a last version event), and their pages find it gone."""
     session = writer.session
-    # Its creation's replay record is found by reading the new-game records' snapshots: done before
-    # the write lock, as a game's creation can't happen again (or after it) meanwhile.
-    creations = {game_id: creation_records(session).get(game_id, [])}
-    session.rollback()
 
     def work() -> Deleted:
         game = writer.locked(game_id)
         check_key(game, credential)
         check_version(game, if_match)
-        remove_games(session, [game_id], creations)
+        remove_games(session, [game_id])
         session.merge(DeletedGame(id=game_id))  # an id deleted before (ids are never reused)
         return Deleted(game.version + 1)
 

@@ -34,7 +34,7 @@ from app.games.changes import (
 )
 from app.games.game_rules import changed_rules, checked_round, new_game, round_of, rounds_under, still_possible
 from app.games.viewcache import ViewCache
-from app.games.views import GameView, load_view, missing_game, set_rules, version_and_start
+from app.games.views import GameView, load_view, missing_game, read_snapshot, set_rules, version_and_start
 from app.games.writes import GameWriter, Guard, Outcome
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
@@ -64,13 +64,22 @@ class Games:
     # reading
 
     def get(self, game_id: str) -> GameView:
-        game = self.session.get(Game, game_id)
+        """The game as it stands: one version of it (its row, players, rounds and scores in one snapshot)."""
+        game = self.row(game_id)
         if game is None:
             raise missing_game(self.session, game_id)
         return load_view(self.session, game)
 
+    def row(self, game_id: str) -> Game | None:
+        """The game's row, read first in the one snapshot a read of the game takes (views.read_snapshot),
+        and afresh even when the session holds the game: what the session reads of it next is this version."""
+        read_snapshot(self.session)
+        return self.session.get(Game, game_id, populate_existing=True)
+
     def version(self, game_id: str) -> int | None:
-        """The game's version alone (None when there is no such game): one small query, no rounds."""
+        """The game's version alone (None when there is no such game): one small query, no rounds. Read in
+        the snapshot a read of the game takes (the conditional GET that reads the game next needs no other)."""
+        read_snapshot(self.session)
         return self.session.exec(select(Game.version).where(Game.id == game_id)).first()
 
     def version_and_start(self, game_id: str) -> tuple[int, datetime | None] | None:
@@ -85,14 +94,20 @@ class Games:
         return self.session.exec(select(Game.edit_key_hash).where(Game.id == game_id)).first()
 
     def key_and_version(self, game_id: str) -> tuple[str, int] | None:
-        """The game's key hash and version alone (a keeper page's live refresh): one small query."""
+        """The game's key hash and version alone (a keeper page's live refresh): one small query, in the
+        snapshot the page's read of the game takes next (`version`)."""
+        read_snapshot(self.session)
         row = self.session.exec(select(Game.edit_key_hash, Game.version).where(Game.id == game_id)).first()
         return (row[0], row[1]) if row is not None else None
 
     def existing(self, game_ids: list[str]) -> list[Game]:
+        """The rows of the games that exist, read first in one snapshot (views.read_snapshot): loaded next
+        (views.load_views), each is one version of that game."""
         if not game_ids:
             return []
-        return list(self.session.exec(select(Game).where(Game.id.in_(game_ids))))
+        read_snapshot(self.session)
+        query = select(Game).where(Game.id.in_(game_ids)).execution_options(populate_existing=True)
+        return list(self.session.exec(query))
 
     def changes(self, game_id: str, limit: int | None = None) -> list[Change]:
         """The game's logged changes, newest first (all of them, or the latest `limit`)."""

@@ -42,8 +42,7 @@ from typing import Any, TypeVar
 
 from sqlmodel import SQLModel
 
-from app.games.views import GameView
-from app.models import Game
+from app.games.views import GameView, load_view
 
 MAX_GAMES = 256
 MAX_ROUNDS = 20_000  # all cached games' rounds together
@@ -145,13 +144,15 @@ def derived(view: GameView, what: Hashable, make: Callable[[], T]) -> T:
 
 def cached_view(games: Any, game_id: str, version: int | None = None) -> GameView:
     """The game as a page shows it (`games`: the request's app.games.usecases.Games): from the cache when
-    `version` (just read) or the game's row finds it there, else loaded once by `games.get` (404 or
-    410 when it is not there), scored and kept. Only the game's row is read on a hit; on a miss the
-    load finds that row in the session and reads the game no second time."""
+    `version` (just read) or the game's row finds it there, else loaded once (404 or 410 when it is not
+    there), scored and kept. Only the game's row is read on a hit; on a miss the load follows that row in
+    the same snapshot (`games.row`), so what is kept under its version is that version."""
     cache: ViewCache = games.views
     if version is not None and (hit := cache.get(game_id, version)) is not None:
         return hit
-    game = games.session.get(Game, game_id)
-    if game is not None and game.version != version and (hit := cache.get(game_id, game.version)) is not None:
+    game = games.row(game_id)
+    if game is None:
+        raise games.missing(game_id)
+    if game.version != version and (hit := cache.get(game_id, game.version)) is not None:
         return hit
-    return cache.put(games.get(game_id))
+    return cache.put(load_view(games.session, game))

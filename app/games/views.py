@@ -1,7 +1,8 @@
 """The read model: a game loaded once and what its rounds mean, shaped for the pages and the API.
 
 One loader for one game or many (three queries however many games and rounds), the scoring of the
-stored rounds by app.rules.scoring, and the API's JSON shape built in one place (to_public).
+stored rounds by app.rules.scoring, and the API's JSON shape built in one place (to_public). A reader
+begins its reads with read_snapshot, so the game's row and the loader's queries see one version of it.
 """
 
 from __future__ import annotations
@@ -171,6 +172,32 @@ def to_public(view: GameView) -> dict[str, Any]:
     }
 
 
+# A read-only REPEATABLE READ transaction: every statement sees the snapshot its first one took. Set on the
+# connection as it is taken (psycopg puts both in its BEGIN: no round trip of their own); the pool resets
+# them when the connection goes back.
+SNAPSHOT = {"isolation_level": "REPEATABLE READ", "postgresql_readonly": True}
+
+
+def read_snapshot(session: Session) -> None:
+    """What the session reads next is one snapshot of the database: call it before a reader reads a game's
+    row (or several games' rows), so the row, its players, rounds and scores are one version of each.
+
+    SQLite: nothing to do (a read transaction, BEGIN at its first read, already is one snapshot).
+    PostgreSQL reads each statement afresh under READ COMMITTED, where a round saved or deleted between
+    two statements made a view no version ever was: there, a read-only REPEATABLE READ transaction,
+    begun here after ending the plain one the session read in before (reads only). A transaction begun
+    with options of its own is left as it is: this snapshot, or a write (app.db.begin_write), whose lock
+    on the game's row keeps the game at the version it reads.
+    """
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    if session.in_transaction():
+        if session.connection().get_execution_options():
+            return
+        session.commit()
+    session.connection(execution_options=SNAPSHOT)
+
+
 def load_view(session: Session, game: Game) -> GameView:
     return load_views(session, [game])[0]
 
@@ -178,7 +205,8 @@ def load_view(session: Session, game: Game) -> GameView:
 def load_views(session: Session, games: list[Game]) -> list[GameView]:
     """Games, their players and what their rounds mean: three queries however many games and rounds.
 
-    Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
+    One version of each game when `games` were read in the same snapshot (read_snapshot before them, or
+    inside a write). Rounds and scores are read as plain rows, not ORM objects: a long game has thousands of them.
     The statements are built once (module level) and take the ids as an expanding parameter.
     """
     ids = [game.id for game in games]
@@ -198,7 +226,7 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
     }
     for round_id, player_id, dutch, blitz, hand, called in connection.execute(SCORES_OF, {"ids": ids}):
         bucket = scores.get(round_id)
-        if bucket is None:  # a round saved since the rounds were read (PostgreSQL reads each statement afresh)
+        if bucket is None:  # a round saved since the rounds were read: only outside a snapshot (read_snapshot)
             continue
         bucket.append(
             scoring.Score(player_id, dutch, blitz)
@@ -246,7 +274,9 @@ def version_and_start(session: Session, game_id: str) -> tuple[int, datetime | N
 
 def version_start_and_table(session: Session, game_id: str) -> tuple[int, datetime | None, int | None] | None:
     """version_and_start, and the version of the game's table (None for a game of its own), in the same
-    one query: the view page's ETag takes in the table its page links to (app.routes.view_pages)."""
+    one query: the view page's ETag takes in the table its page links to (app.routes.view_pages). In the
+    snapshot the page's read of the game takes next (read_snapshot), which then needs no other."""
+    read_snapshot(session)
     row = session.exec(
         select(Game.version, Game.round_started_at, CardTable.version)
         .outerjoin(CardTable, CardTable.id == Game.table_id)  # type: ignore[arg-type]

@@ -174,18 +174,25 @@ class ServerErrors:
 
     def _answer(self, scope: Scope, status: int, request_id: str) -> Response:
         detail = _detail(status, request_id, api=is_api(scope["path"]))
-        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
-        headers["Cache-Control"] = "no-store"
-        if is_api(scope["path"]):
-            slug, title = (
-                ("unavailable", N_("Service unavailable")) if status == 503 else ("server-error", N_("Server error"))
-            )
-            return problem(status, detail, slug=slug, title=title, headers=headers, request_id=request_id)
-        try:
-            response = self.html_error(Request(scope), status, detail)
-        except Exception:  # the page itself could not be rendered: a plain one still says what happened
-            error_log.debug("The error page could not be rendered", exc_info=True)
-            page = plain_page(_("Error · Blitzboard"), _("Something went wrong"), html.escape(detail, quote=False))
-            response = HTMLResponse(page, status_code=status)
-        response.headers.update(headers)
-        return response
+        return error_answer(scope, status, detail, self.html_error, request_id)
+
+
+def error_answer(scope: Scope, status: int, detail: str, html_error: HtmlError, request_id: str) -> Response:
+    """A 500 or a 503 (with Retry-After) said the request's way: problem+json under /api/, else the error
+    page (a plain one when even that can't be rendered), never stored. The last line's answers, and the
+    write queue's when it is full (app.http.writequeue)."""
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
+    headers["Cache-Control"] = "no-store"
+    if is_api(scope["path"]):
+        slug, title = (
+            ("unavailable", N_("Service unavailable")) if status == 503 else ("server-error", N_("Server error"))
+        )
+        return problem(status, detail, slug=slug, title=title, headers=headers, request_id=request_id)
+    try:
+        response = html_error(Request(scope), status, detail)
+    except Exception:  # the page itself could not be rendered: a plain one still says what happened
+        error_log.debug("The error page could not be rendered", exc_info=True)
+        page = plain_page(_("Error · Blitzboard"), _("Something went wrong"), html.escape(detail, quote=False))
+        response = HTMLResponse(page, status_code=status)
+    response.headers.update(headers)
+    return response

@@ -85,7 +85,7 @@ class BodyLimit:
                 async with asyncio.timeout_at(deadline):
                     message = await receive()
             except TimeoutError:
-                await self._answer(scope, send, 408, "body-timeout", N_("Body too slow"), self._too_slow_detail())
+                await refuse(scope, send, 408, "body-timeout", N_("Body too slow"), self._too_slow_detail())
                 return
             if message["type"] == "http.disconnect":
                 return
@@ -119,10 +119,7 @@ class BodyLimit:
         ).format(seconds=number(self.seconds))
 
     async def _too_large(self, scope: Scope, send: Send, max_bytes: int) -> None:
-        if max_bytes % 1024 == 0:
-            limit = _("{n} KiB").format(n=max_bytes // 1024)
-        else:
-            limit = ngettext("{n} byte", "{n} bytes", max_bytes).format(n=max_bytes)
+        limit = size_text(max_bytes)
         page = plain_page(
             _("Too much · Blitzboard"),
             _("That was too much"),
@@ -134,25 +131,43 @@ class BodyLimit:
         detail = ngettext(
             "The request body is over {n} byte.", "The request body is over {n} bytes.", max_bytes
         ).format(n=max_bytes)
-        await self._answer(scope, send, 413, "body-too-large", N_("Body over the size limit"), detail, page)
+        await refuse(scope, send, 413, "body-too-large", N_("Body over the size limit"), detail, page)
 
-    async def _answer(
-        self, scope: Scope, send: Send, status: int, slug: str, title: str, detail: str, page: str | None = None
-    ) -> None:
-        """`title`: English, marked with N_ (translated here and by problem()); `detail` already translated."""
-        # The connection closes after it: what is left of the body is never read.
-        headers = {"Connection": "close"}
-        response: Response
-        if is_api(scope["path"]):
-            response = problem(status, detail, slug=slug, title=title, headers=headers)
-        else:  # a browser's form post: a page a person can read
-            page = page or plain_page(
-                _("{title} · Blitzboard").format(title=_(title)),
-                _(title),
-                html.escape(_("{problem} Go back and try again.").format(problem=detail), quote=False),
-            )
-            response = HTMLResponse(page, status_code=status, headers=headers)
-        await response(scope, _nothing_to_read, send)
+
+def size_text(n_bytes: int) -> str:
+    """A size limit in the reader's language: "16 KiB", or "1000 bytes"."""
+    if n_bytes % 1024 == 0:
+        return _("{n} KiB").format(n=n_bytes // 1024)
+    return ngettext("{n} byte", "{n} bytes", n_bytes).format(n=n_bytes)
+
+
+async def refuse(
+    scope: Scope,
+    send: Send,
+    status: int,
+    slug: str,
+    title: str,
+    detail: str,
+    page: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """A request refused before any route saw it (the body limit here, the server's own refusals in
+    app/http/server.py): problem+json under /api, else a page a person can read. The connection closes
+    after it: what is left of the request is never read.
+
+    `title`: English, marked with N_ (translated here and by problem()); `detail` already translated."""
+    headers = {"Connection": "close", **(headers or {})}
+    response: Response
+    if is_api(scope["path"]):
+        response = problem(status, detail, slug=slug, title=title, headers=headers)
+    else:  # a browser's page or form post
+        page = page or plain_page(
+            _("{title} · Blitzboard").format(title=_(title)),
+            _(title),
+            html.escape(_("{problem} Go back and try again.").format(problem=detail), quote=False),
+        )
+        response = HTMLResponse(page, status_code=status, headers=headers)
+    await response(scope, _nothing_to_read, send)
 
 
 def plain_page(title: str, heading: str, paragraph: str) -> str:

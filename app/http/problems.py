@@ -145,6 +145,15 @@ def _loc_to_field(loc: tuple[Any, ...]) -> str:
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
+class MethodNotAllowed(StarletteHTTPException):
+    """405 from a route that knows which methods its path takes (a literal path guarded against the
+    templated routes that would match it too: app.routes.backup): its `Allow` is said as it is."""
+
+    def __init__(self, allow: str) -> None:
+        super().__init__(status_code=405)
+        self.allow = allow
+
+
 def _allowed_methods(request: Request) -> str | None:
     """Every method some route takes at this path (Starlette names only the first route's).
 
@@ -242,7 +251,9 @@ def install_problem_handlers(
     async def _http(request: Request, exc: StarletteHTTPException):
         detail = _http_detail(exc)
         headers = dict(getattr(exc, "headers", None) or {})
-        if exc.status_code == 405 and (allowed := _allowed_methods(request)):
+        if isinstance(exc, MethodNotAllowed):
+            headers["Allow"] = exc.allow  # a route that says its own (a literal path's guard) is taken at its word
+        elif exc.status_code == 405 and (allowed := _allowed_methods(request)):
             headers["Allow"] = allowed
         if not is_api(request.url.path):
             response = html_error(request, exc.status_code, detail)

@@ -5,24 +5,37 @@ handler in app.http.problems.
 The imports read their body themselves (the use case checks the document whole, naming each problem by
 its JSON path), under a body limit of their own (Settings.max_import_bytes, kept by
 app.http.middleware.BodyLimit for exactly these paths) instead of every other body's 64 KiB.
+
+An import is let in step by step, each step before the dearer one after it (docs/security.md, "Limits"):
+its size (413, by the body limit before any route runs); JSON only (415: a page of another site can post
+text/plain or a body with no type without asking); one new game for the creation limit (429); one of the
+process's import slots, waited for on the event loop (503 after Settings.import_wait_seconds); the
+document parsed and counted (`Backups.read_*`: a 422 for too many games or rounds before any model is
+built); its games taken from the address's import budget (429); only then the full check and the write,
+in the thread pool. The imports are not in the writes' queue (app.http.writequeue): their slots are
+their bound, and the seconds they parse must not hold a turn saves wait for.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from app.answers import GameCreated
 from app.backup.answers import GameBackup, TableBackup, TableImported
+from app.backup.check import Draft
 from app.errors import GameError, UnsupportedMediaType
 from app.http.jsonanswer import JSONAnswer
-from app.http.problems import TOO_MANY_NEW_GAMES, problem_responses, too_many
-from app.http.ratelimit import client_address
-from app.i18n import _
+from app.http.problems import TOO_MANY_NEW_GAMES, MethodNotAllowed, problem, problem_responses, too_many
+from app.http.ratelimit import client_address, retry_after_header
+from app.i18n import N_, _, ngettext
 from app.idempotency import Idempotency
 from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer, game_body, table_body
 from app.minimal import game as whole_game
@@ -42,10 +55,16 @@ _IMPORT_TEXT = (
     "names, rules, and every round against the rounds before it, as a game checks a new round. Any problem is "
     "a 422 whose `errors[].field` is the JSON path of what is wrong (`games[3].rounds[12].scores[1].blitz`; the "
     "first 100 problems), and nothing is imported. A body over the import limit (8 MiB unless "
-    "`BLITZBOARD_MAX_IMPORT_BYTES` says otherwise) is a 413. Everything gets new ids and new keys; timestamps "
-    "are the document's. Counts as a new game for the rate limit, refused or not. An `Idempotency-Key` retry (same client, same "
-    "body) gets the first answer again, keys included."
+    "`BLITZBOARD_MAX_IMPORT_BYTES` says otherwise) is a 413, a body that is not `application/json` a 415. "
+    "Everything gets new ids and new keys; timestamps are the document's. Counts as a new game for the rate "
+    "limit, refused or not, and each game it holds counts against the address's imported games a minute "
+    "(`BLITZBOARD_IMPORT_GAMES_PER_MINUTE`, 600): 429 with `Retry-After` when they don't fit. A few imports run "
+    "at once per server process; one more waits a few seconds, then gets 503 with `Retry-After`. An "
+    "`Idempotency-Key` retry (same client, same body) gets the first answer again, keys included."
 )
+
+# The answer to an import that finds every slot taken: about what a large table's import takes.
+IMPORTS_BUSY_RETRY_SECONDS = 5
 
 
 def _json_media(content_type: str) -> bool:
@@ -54,9 +73,10 @@ def _json_media(content_type: str) -> bool:
 
 
 async def backup_body(request: Request) -> bytes:
-    """The document as sent; JSON only (a form a browser may post from another site is not)."""
+    """The document as sent; JSON only, said so: a page of another site can post a form, text/plain or
+    a body of no type at all without asking first (a CORS simple request), never application/json."""
     content_type = request.headers.get("content-type")
-    if content_type and not _json_media(content_type):
+    if not content_type or not _json_media(content_type):
         raise UnsupportedMediaType(_("Send the backup as JSON (Content-Type: application/json)."))
     return await request.body()
 
@@ -104,44 +124,48 @@ def export_table(table_id: TableId, backups: BackupsDep, if_none_match: IfNoneMa
     return _document(backups.export_table(table_id), f"blitzboard-table-{table_id}.json", if_none_match)
 
 
+# The import paths are literal, and OpenAPI matches a literal path before a templated one: `/games/import`
+# is not the game "import" of `/games/{game_id}`. Starlette takes the first route that matches in full, so
+# every other method at these paths is answered here, before the templated routes (this router is
+# included first, app.main): 405 with `Allow: POST`, as the document says (schemathesis ST205).
+_NOT_IMPORTS = ["GET", "PUT", "PATCH", "DELETE"]
+
+
+@router.api_route("/tables/import", methods=_NOT_IMPORTS, include_in_schema=False)
+@router.api_route("/games/import", methods=_NOT_IMPORTS, include_in_schema=False)
+def only_post_imports() -> Response:
+    raise MethodNotAllowed("POST")
+
+
 @router.post(
     "/tables/import",
     tags=["tables"],
     status_code=201,
     response_model=TableImported | TableImportedMinimal,
-    responses=problem_responses(413, 415, 422, 429),
+    responses=problem_responses(413, 415, 422, 429, 503),
     openapi_extra=_takes(TableBackup),
     summary="Import a table (from a backup)",
     description="A new table from `GET /tables/{id}/export`'s document. Answers it as `POST /tables` does (its "
     "secret `edit_key`, shown only here, and its links) with `game_keys`: each imported game's new id and its "
     "own edit key, in the document's order. " + _IMPORT_TEXT,
 )
-def import_table(
+async def import_table(
     request: Request,
     body: BackupBody,
     backups: BackupsDep,
     minimal: PreferMinimal,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
-    limit, client = request.app.state.limits.games, client_address(request)
-    if wait := limit.reserve(client):
-        return too_many(wait, TOO_MANY_NEW_GAMES)
-    idempotency = Idempotency.of(idempotency_key, "POST /tables/import", hashlib.sha256(body).hexdigest())
-    try:
-        outcome = backups.import_table(body, idempotency, client=client)
-    except GameError:
-        # Refused once read and checked: it counts, unlike a refused new game, as reading a whole
-        # table's document is the work the limit is for.
-        raise
-    except BaseException:  # failed: nothing made, no slot taken
-        limit.release(client)
-        raise
-    if outcome.replayed:
-        limit.release(client)
-    location = str(request.url_for("get_table", table_id=outcome.table_id))
-    # A table's ETag, as GET /tables/{id} answers it.
-    answered = table_body(request, outcome)
-    return _created(answered, location, table_etag(outcome.table), outcome.replayed, minimal, whole_table)
+    def write(draft: Draft) -> Written:
+        idempotency = Idempotency.of(idempotency_key, "POST /tables/import", hashlib.sha256(body).hexdigest())
+        outcome = backups.import_table(draft, idempotency, client=client_address(request))
+        location = str(request.url_for("get_table", table_id=outcome.table_id))
+        # A table's ETag, as GET /tables/{id} answers it.
+        answered = table_body(request, outcome)
+        etag = table_etag(outcome.table)
+        return _created(answered, location, etag, outcome.replayed, minimal, whole_table), outcome.replayed
+
+    return await _import(request, lambda: backups.read_table(body), write)
 
 
 @router.get(
@@ -164,32 +188,83 @@ def export_game(game_id: GameId, backups: BackupsDep, if_none_match: IfNoneMatch
     tags=["games"],
     status_code=201,
     response_model=GameCreated | GameCreatedMinimal,
-    responses=problem_responses(413, 415, 422, 429),
+    responses=problem_responses(413, 415, 422, 429, 503),
     openapi_extra=_takes(GameBackup),
     summary="Import a game (from a backup)",
     description="A new game of its own from `GET /games/{id}/export`'s document. Answers as `POST /games` does: "
     "the game, its secret `edit_key` (shown only here) and its links. " + _IMPORT_TEXT,
 )
-def import_game(
+async def import_game(
     request: Request,
     body: BackupBody,
     backups: BackupsDep,
     minimal: PreferMinimal,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
-    limit, client = request.app.state.limits.games, client_address(request)
-    if wait := limit.reserve(client):
+    def write(draft: Draft) -> Written:
+        idempotency = Idempotency.of(idempotency_key, "POST /games/import", hashlib.sha256(body).hexdigest())
+        outcome = backups.import_game(draft, idempotency, client=client_address(request))
+        location = str(request.url_for("get_game", game_id=outcome.game_id))
+        answered = game_body(request, outcome)
+        etag = f'"{outcome.version}"'
+        return _created(answered, location, etag, outcome.replayed, minimal, whole_game), outcome.replayed
+
+    return await _import(request, lambda: backups.read_game(body), write)
+
+
+# --- letting an import in ---------------------------------------------------------------------------------
+
+# What the import answers, and whether it was given again from an Idempotency-Key's record (which made nothing).
+Written = tuple[Response, bool]
+
+
+async def _import(request: Request, read: Callable[[], Draft], write: Callable[[Draft], Written]) -> Response:
+    """The import let in step by step (the module's docstring), the dear parts in the thread pool."""
+    limits, client = request.app.state.limits, client_address(request)
+    if wait := limits.games.reserve(client):
         return too_many(wait, TOO_MANY_NEW_GAMES)
-    idempotency = Idempotency.of(idempotency_key, "POST /games/import", hashlib.sha256(body).hexdigest())
+    if not await limits.imports.take():
+        limits.games.release(client)  # nothing was read: it costs nothing
+        return _imports_busy()
+    taken = 0
     try:
-        outcome = backups.import_game(body, idempotency, client=client)
-    except GameError:  # refused once read and checked: it counts (import_table)
+        # Refused once read (GameError): it counts, unlike a refused new game, as reading a whole
+        # table's document is the work the limit is for; so do the games of one refused by the full check.
+        draft = await run_in_threadpool(read)
+        if wait := limits.imported_games.take(client, draft.games):
+            return _too_many_games(wait, draft.games, limits.imported_games.per_minute)
+        taken = draft.games
+        answer, replayed = await run_in_threadpool(write, draft)
+    except GameError:
         raise
-    except BaseException:
-        limit.release(client)
+    except BaseException:  # failed: nothing made, nothing taken
+        limits.games.release(client)
+        limits.imported_games.give_back(client, taken)
         raise
-    if outcome.replayed:
-        limit.release(client)
-    location = str(request.url_for("get_game", game_id=outcome.game_id))
-    answered = game_body(request, outcome)
-    return _created(answered, location, f'"{outcome.version}"', outcome.replayed, minimal, whole_game)
+    finally:
+        limits.imports.release()
+    if replayed:
+        limits.games.release(client)
+        limits.imported_games.give_back(client, taken)
+    return answer
+
+
+def _too_many_games(seconds: float, games: int, limit: int) -> Response:
+    detail = ngettext(
+        "This backup holds {count} game, and this address may import {limit} games a minute: try again in {seconds} s.",
+        "This backup holds {count} games, and this address may import {limit} games a minute: try again in {seconds} s.",
+        games,
+    ).format(count=games, limit=limit, seconds=math.ceil(seconds))
+    return problem(429, detail, slug="rate-limited", title=N_("Too many requests"), headers=retry_after_header(seconds))
+
+
+def _imports_busy() -> Response:
+    seconds = IMPORTS_BUSY_RETRY_SECONDS
+    detail = ngettext(
+        "The server is busy with other imports: try again in {seconds} second.",
+        "The server is busy with other imports: try again in {seconds} seconds.",
+        seconds,
+    ).format(seconds=seconds)
+    return problem(
+        503, detail, slug="imports-busy", title=N_("Too many imports at once"), headers=retry_after_header(seconds)
+    )

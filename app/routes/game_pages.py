@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import (
     CantRevert,
@@ -221,9 +222,13 @@ async def _save_round(request: Request, game_id: str, games: Games, number: int 
 
     try:
         if number is None:
-            outcome = games.add_round(game_id, credential, parse, if_match=version, idempotency=idempotency)
+            outcome = await run_in_threadpool(
+                games.add_round, game_id, credential, parse, if_match=version, idempotency=idempotency
+            )
         else:
-            outcome = games.replace_round(game_id, number, credential, parse, if_match=version, idempotency=idempotency)
+            outcome = await run_in_threadpool(
+                games.replace_round, game_id, number, credential, parse, if_match=version, idempotency=idempotency
+            )
     except RoundFormInvalid as error:
         return keeper_answer(request, games, game_id, form=state, status=422, view=loaded_view(error))
     except InvalidInput as error:
@@ -256,7 +261,7 @@ async def start_round_page(request: Request, game_id: GameId, games: GamesDep) -
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
-        outcome = games.start_round(game_id, credential)
+        outcome = await run_in_threadpool(games.start_round, game_id, credential)
     except GameIsOver as error:
         return keeper_answer(request, games, game_id, message=error.detail, status=409)
     return keeper_answer(request, games, game_id, view=outcome.current)
@@ -267,7 +272,7 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
-        games.delete_round(game_id, number, credential, if_match=form.get("version") or None)
+        await run_in_threadpool(games.delete_round, game_id, number, credential, if_match=form.get("version") or None)
     except VersionMismatch:
         return keeper_answer(
             request,
@@ -285,7 +290,9 @@ async def revert_change_page(request: Request, game_id: GameId, change_id: Chang
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
-        outcome = games.revert_change(game_id, change_id, credential, if_match=form.get("version") or None)
+        outcome = await run_in_threadpool(
+            games.revert_change, game_id, change_id, credential, if_match=form.get("version") or None
+        )
     except VersionMismatch:
         refused = (change_id, _("The game changed on another device; nothing was reverted. Check it and try again."))
         return keeper_answer(request, games, game_id, refused=refused, status=409)
@@ -300,7 +307,7 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
-        games.delete_game(game_id, credential, if_match=form.get("version") or None)
+        await run_in_threadpool(games.delete_game, game_id, credential, if_match=form.get("version") or None)
     except VersionMismatch:
         return keeper_answer(
             request, games, game_id, message=_("The game changed on another device; it was not deleted."), status=409
@@ -327,7 +334,7 @@ async def rules_page(request: Request, game_id: GameId, games: GamesDep) -> Resp
         name=form.get("game_name", "")[:1000], rules=RulesUpdate.model_construct(**typed.params)
     )
     try:
-        games.update(game_id, credential, update, if_match=form.get("version") or None)
+        await run_in_threadpool(games.update, game_id, credential, update, if_match=form.get("version") or None)
     except InvalidInput as error:
         view = games.get(game_id)
         errors: dict[str, list[str]] = {}
@@ -373,7 +380,7 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     if wait := limit.reserve(client):
         return too_many_page(request, wait)
     try:
-        outcome = games.create(data, **at_table)
+        outcome = await run_in_threadpool(games.create, data, **at_table)
     except InvalidInput as error:
         # Names stored before today's rules (for example only invisible characters) can't start a
         # new game as they are: say which, rather than fail.
@@ -394,7 +401,7 @@ async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) ->
     """New edit key: every old edit link, cookie and API key for this game stops working at once."""
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
-    new_key = games.rotate_key(game_id, credential).edit_key
+    new_key = (await run_in_threadpool(games.rotate_key, game_id, credential)).edit_key
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
     response = go(request, url)
     response.headers.update(keeper_headers())

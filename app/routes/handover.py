@@ -13,6 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import HandoverRefused
 from app.games.handover import handover_problem
@@ -55,7 +56,7 @@ async def take_over(request: Request, game_id: GameId, token: Token, games: Game
         raise FormRefused(_(FORM_REFUSED))
     idempotency = Idempotency.of(form.get("request_id", "")[:100], "take over", game_id, token)
     try:
-        outcome = games.take_over(game_id, token, idempotency=idempotency)
+        outcome = await run_in_threadpool(games.take_over, game_id, token, idempotency=idempotency)
     except HandoverRefused as error:
         return _refused(request, error.detail)
     url = request.app.url_path_for("keeper_page", game_id=game_id) + "?taken=1"

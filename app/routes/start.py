@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import InvalidInput, KeyMissing, KeyWrong
 from app.games.game_rules import new_game
@@ -145,7 +146,7 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
         return response
     created = False
     try:
-        response, created = _start_game(request, games, typed)
+        response, created = await _start_game(request, games, typed)
         return response
     finally:
         if not created:
@@ -189,7 +190,7 @@ class _Typed:
         return [p for p in (self.table or {}).get("people", []) if self.form.get(p["field"])]
 
 
-def _start_game(request: Request, games: Games, typed: _Typed) -> tuple[Response, bool]:
+async def _start_game(request: Request, games: Games, typed: _Typed) -> tuple[Response, bool]:
     """Create the game from the start page's form: the answer, and whether a game was made.
 
     The form only reads what was typed; the use case's one check of a new game (games.new_game)
@@ -230,7 +231,7 @@ def _start_game(request: Request, games: Games, typed: _Typed) -> tuple[Response
         if errors:  # something could not be read: make nothing, and say what else is wrong too
             new_game(data)
         else:
-            outcome = games.create(data, table_credential=credential)
+            outcome = await run_in_threadpool(games.create, data, table_credential=credential)
     except InvalidInput as error:
         for problem in error.problems:
             fields = entries[problem.index] if problem.index is not None and problem.index < len(entries) else None
@@ -324,7 +325,7 @@ async def create_table_page(request: Request, games: GamesDep, tables: TablesDep
         name=values["table_name"], people=[PersonIn.model_construct(name=line[:1000]) for line in lines]
     )
     try:
-        outcome = tables.create(data)
+        outcome = await run_in_threadpool(tables.create, data)
     except InvalidInput as error:
         limit.release(client)
         errors: dict[str, list[str]] = {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app.errors import InvalidInput, KeyMissing, KeyWrong, PersonHasGames
 from app.http.ratelimit import wrong_key_wait
@@ -126,7 +127,7 @@ async def rename_table_page(request: Request, table_id: TableId, tables: TablesD
     form, credential = await _posted(request, table_id)
     typed = form.get("table_name", "")[:1000]
     try:
-        tables.update(table_id, credential, TableUpdate.model_construct(name=typed))
+        await run_in_threadpool(tables.update, table_id, credential, TableUpdate.model_construct(name=typed))
     except InvalidInput as error:
         refused = TableForm({"table_name": typed}, {"table_name": _refused(error)})
         return _answer(request, tables, table_id, form=refused, status=422)
@@ -140,7 +141,7 @@ async def add_person_page(request: Request, table_id: TableId, tables: TablesDep
     form, credential = await _posted(request, table_id)
     typed = form.get("name", "")[:1000]
     try:
-        tables.add_person(table_id, credential, PersonIn.model_construct(name=typed))
+        await run_in_threadpool(tables.add_person, table_id, credential, PersonIn.model_construct(name=typed))
     except InvalidInput as error:
         refused = TableForm({"person_name": typed}, {"person_name": _refused(error)})
         return _answer(request, tables, table_id, form=refused, status=422)
@@ -156,7 +157,9 @@ async def rename_person_page(request: Request, table_id: TableId, person_id: Per
     typed = form.get("name", "")[:1000]
     field = f"person-{person_id}"
     try:
-        tables.rename_person(table_id, person_id, credential, PersonIn.model_construct(name=typed))
+        await run_in_threadpool(
+            tables.rename_person, table_id, person_id, credential, PersonIn.model_construct(name=typed)
+        )
     except InvalidInput as error:
         refused = TableForm({field: typed}, {field: _refused(error)}, open=person_id)
         return _answer(request, tables, table_id, form=refused, status=422)
@@ -170,7 +173,7 @@ async def remove_person_page(request: Request, table_id: TableId, person_id: Per
     """Only someone who has played no game here (the page offers it to no one else); a 409 says why."""
     _form, credential = await _posted(request, table_id)
     try:
-        tables.remove_person(table_id, person_id, credential)
+        await run_in_threadpool(tables.remove_person, table_id, person_id, credential)
     except PersonHasGames as error:
         field = f"person-{person_id}"
         return _answer(
@@ -187,7 +190,7 @@ async def rotate_table_key_page(request: Request, table_id: TableId, tables: Tab
     change). This browser keeps the new one, and the page shows the new link to share."""
     _form, credential = await _posted(request, table_id)
     try:
-        outcome = tables.rotate_key(table_id, credential)
+        outcome = await run_in_threadpool(tables.rotate_key, table_id, credential)
     except (KeyWrong, KeyMissing):
         return _stale_key(request, table_id)
     response = go(request, request.app.url_path_for("table_page", table_id=table_id) + "?share=1#handover")

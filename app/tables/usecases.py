@@ -30,7 +30,7 @@ from app.errors import (
     ReplayUnavailable,
 )
 from app.i18n import _, ngettext
-from app.idempotency import CREATE, ROTATE, WRITE, Idempotency, Replays
+from app.idempotency import CREATE, ROTATE, TABLE_SCOPE_PREFIX, WRITE, Idempotency, Replays
 from app.live import Broker
 from app.models import CardTable, Game, Person, Player, utcnow
 from app.rules.base import Problem, name_refused
@@ -56,7 +56,7 @@ NEW_TABLE_SCOPE = "new-table"
 
 def table_scope(table_id: str) -> str:
     """The scope of a table's replay records (a game's is its id, which can't start with "t:")."""
-    return "t:" + table_id
+    return TABLE_SCOPE_PREFIX + table_id
 
 
 class Tables:

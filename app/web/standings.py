@@ -17,7 +17,7 @@ from fastapi import Request
 from sqlalchemy import func
 from sqlmodel import Session, select
 
-from app.games.views import load_views
+from app.games.views import load_views, read_snapshot
 from app.i18n import join_names
 from app.models import Game, GameResult, as_utc
 from app.rules.presets import BLITZ_WORDS
@@ -136,6 +136,7 @@ def kept_awards(
 ) -> list[dict[str, Any]]:
     """The awards of the table's latest finished games in the period (at most `limit`), newest first,
     each under its game: loaded once (app.games.views.load_views) and given to app.rules.awards as the banner does."""
+    read_snapshot(session)  # the games' results, rows and rounds: one version of each game
     finished = func.max(GameResult.finished_at).label("finished")
     query = select(GameResult.game_id, finished).where(GameResult.table_id == table_id)
     if since is not None:

@@ -329,3 +329,165 @@ def test_a_document_as_large_as_the_default_limit_imports(client: TestClient):
     assert (
         client.post(f"{API}/tables/import", content=padded(document, 8 * 1024 * 1024), headers=JSON).status_code == 201
     )
+
+
+# --- imports within bounds: refused early, counted by their games, a few at a time ---------------------
+
+
+def test_an_import_must_say_it_is_json(client: TestClient, app):
+    """A cross-site page can post a body without a Content-Type (a Blob) or as text/plain without asking
+    first (a CORS "simple request"): neither may import."""
+    for headers in ({}, {"Content-Type": "text/plain"}, {"Content-Type": "text/plain; charset=utf-8"}):
+        for what, document in (("tables", valid_table()), ("games", valid_game())):
+            before = counts(app)
+            answer = client.post(f"{API}/{what}/import", content=body(document), headers=headers)
+            assert "application/json" in assert_problem(answer, 415)["detail"], headers
+            assert counts(app) == before
+
+
+@pytest.fixture
+def no_full_check(monkeypatch):
+    """Fails the test if the document is read into its models (the expensive part of the check)."""
+    from app.backup import check
+
+    def ran(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the full check ran")
+
+    monkeypatch.setattr(check, "shaped", ran)
+
+
+def test_too_many_games_is_refused_before_the_full_check(client: TestClient, app, no_full_check):
+    document = valid_table()
+    document["games"] = [{}] * (MAX_IMPORT_GAMES + 1)  # no game need be read to know it is too many
+    problem = refused(client, app, "tables", body(document))
+    assert [e["field"] for e in problem["errors"]] == ["games"]
+    assert str(MAX_IMPORT_GAMES) in problem["errors"][0]["message"]
+
+
+def test_too_many_rounds_is_refused_before_the_full_check(database_url: str, monkeypatch):
+    app = limited_app(database_url, max_rounds_per_game=2)
+    with TestClient(app) as client:
+        document = valid_table()
+        document["games"][1]["rounds"] = [{}] * 3
+        document["games"][2]["name"] = 7  # a problem the full check would find: not looked for
+        monkeypatch.setattr("app.backup.check.shaped", lambda *a, **k: pytest.fail("the full check ran"))
+        problem = refused(client, app, "tables", body(document))
+        assert problem["errors"] == [
+            {"field": "games[1].rounds", "message": "A game can hold at most 2 rounds; this one has 3."},
+            {"field": "games[2].rounds", "message": "A game can hold at most 2 rounds; this one has 3."},
+        ]
+        game = valid_game()
+        game["rounds"] = [{}] * 3
+        assert refused(client, app, "games", body(game))["errors"][0]["field"] == "rounds"
+    app.state.engine.dispose()
+
+
+def test_a_backup_over_the_size_limit_is_never_parsed(database_url: str, monkeypatch):
+    app = limited_app(database_url, max_import_bytes=80_000)
+    with TestClient(app) as client:
+        monkeypatch.setattr("app.backup.check.parse", lambda *a, **k: pytest.fail("the document was parsed"))
+        for what, document in (("tables", valid_table()), ("games", valid_game())):
+            assert_problem(client.post(f"{API}/{what}/import", content=padded(document, 80_001), headers=JSON), 413)
+    app.state.engine.dispose()
+
+
+def test_every_imported_game_counts_against_the_import_limit(database_url: str, monkeypatch):
+    """A table of 3 games takes 3 of the address's games a minute; one that can't have them is a 429
+    with Retry-After, refused before the full check, and takes nothing."""
+    app = limited_app(database_url, import_games_per_minute=4)
+    with TestClient(app) as client:
+        assert client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON).status_code == 201
+        with monkeypatch.context() as patched:
+            patched.setattr("app.backup.check.shaped", lambda *a, **k: pytest.fail("the full check ran"))
+            problem = refused(client, app, "tables", body(valid_table()), 429)
+        assert problem["type"].endswith("/rate-limited") and "3 games" in problem["detail"]
+        answer = client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON)
+        assert 1 <= int(answer.headers["Retry-After"]) <= 60
+        assert client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON).status_code == 201
+        assert_problem(client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON), 429)
+    app.state.engine.dispose()
+
+
+def test_a_table_larger_than_a_minutes_games_imports_once_then_waits(database_url: str):
+    """A backup of more games than a minute allows is taken whole when the address's budget is full, and
+    the address then waits until it has paid for it (at the limit's pace)."""
+    app = limited_app(database_url, import_games_per_minute=2)
+    with TestClient(app) as client:
+        assert client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON).status_code == 201
+        answer = client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON)
+        assert_problem(answer, 429)
+        assert 55 <= int(answer.headers["Retry-After"]) <= 60  # 3 games at 2 a minute: 90 s owed, 1 more needs 60
+    app.state.engine.dispose()
+
+
+def test_a_refused_document_counts_its_games_a_replay_does_not(database_url: str):
+    app = limited_app(database_url, import_games_per_minute=9)  # 3 tables of 3 games a minute
+    with TestClient(app) as client:
+        wrong = valid_table()
+        wrong["games"][0]["rounds"][0]["scores"][0]["blitz"] = 1
+        refused(client, app, "tables", body(wrong))  # 3 games read and checked: counted
+        key = {"Idempotency-Key": "restore-1"}
+        assert client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON | key).status_code == 201
+        again = client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON | key)
+        assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"  # given back
+        assert client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON).status_code == 201
+        assert_problem(client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON), 429)
+    app.state.engine.dispose()
+
+
+def test_imports_beyond_the_ones_running_get_503_with_retry_after(database_url: str):
+    app = limited_app(database_url, max_concurrent_imports=1, import_wait_seconds=0)
+    with TestClient(app) as client:
+        assert app.state.limits.imports.take_now()  # an import running
+        problem = refused(client, app, "games", body(valid_game()), 503)
+        assert problem["type"].endswith("/imports-busy")
+        answer = client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON)
+        assert int(answer.headers["Retry-After"]) >= 1
+        assert app.state.limits.games.used("testclient") == 0  # a busy server took no slot
+        app.state.limits.imports.release()
+        assert client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON).status_code == 201
+        assert app.state.limits.imports.running == 0
+    app.state.engine.dispose()
+
+
+def test_an_import_waits_for_a_slot_that_frees():
+    import anyio
+
+    from app.http.ratelimit import ImportSlots
+
+    async def scenario() -> bool:
+        slots = ImportSlots(1)
+        assert slots.take_now()
+        got: list[bool] = []
+
+        async def second() -> None:
+            got.append(await slots.take(wait_seconds=600))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(second)
+            while slots.waiting == 0:
+                await anyio.sleep(0)
+            slots.release()
+        return got == [True] and slots.running == 1
+
+    assert anyio.run(scenario)
+
+
+def test_the_import_budget_refills_at_its_pace():
+    from app.http.ratelimit import GameBudget
+
+    now = [0.0]
+    budget = GameBudget(per_minute=60, clock=lambda: now[0])
+    assert budget.take("a", 60) is None  # a full minute's worth at once
+    assert budget.take("a", 1) == pytest.approx(1.0)  # then one a second
+    assert budget.take("b", 1) is None  # per address
+    now[0] = 30.0
+    assert budget.take("a", 30) is None
+    assert budget.take("a", 200) == pytest.approx(60.0)  # bigger than the budget: only once it is full
+    now[0] = 89.0
+    assert budget.take("a", 200) == pytest.approx(1.0)
+    now[0] = 90.0
+    assert budget.take("a", 200) is None
+    assert budget.take("a", 1) == pytest.approx(200.0 + 1 - 60)
+    budget.give_back("a", 200)
+    assert budget.take("a", 1) is None

@@ -10,7 +10,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from app.models import DeletedGame, Game, IdempotencyRecord, Player, Round, RoundChange, RoundScore
-from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle, assert_problem, csrf_of, html, text_of
+from tests.helpers import WORKED_EXAMPLE_ROUND, GameHandle, assert_problem, csrf_of, html, statements, text_of
 
 API = "/api/v1"
 
@@ -159,6 +159,31 @@ def test_the_creations_replay_record_goes_with_the_game(app: FastAPI, client: Te
     deleted = client.delete(f"{API}/games/{game['id']}", headers={"Authorization": f"Bearer {game['edit_key']}"})
     assert deleted.status_code == 204
     assert creation_records() == 0  # its players' names and sealed key are gone too
+
+
+def test_deleting_a_game_finds_its_replay_records_by_index_and_reads_nobody_elses(app: FastAPI, client: TestClient):
+    """A creation's record is scoped "new-game", not to its game; the game it made is stored beside it
+    (`game_id`, indexed), so a deletion costs the same however many other games' records there are. It
+    used to read, and unpack, the snapshot of every creation and import record in the database."""
+    body = {"players": [{"name": "Ana"}, {"name": "Ben"}]}
+    games = [client.post(f"{API}/games", json=body, headers={"Idempotency-Key": f"game-{n}"}).json() for n in range(8)]
+    doomed = games[3]
+    auth = {"Authorization": f"Bearer {doomed['edit_key']}"}
+    saved = client.post(
+        f"{API}/games/{doomed['id']}/rounds",
+        json={"scores": [{"player_id": p["id"], "dutch": 5, "blitz": 0} for p in doomed["players"]]},
+        headers=auth | {"Idempotency-Key": "its-round"},
+    )
+    assert saved.status_code == 201, saved.text
+
+    with statements(app) as seen:
+        assert client.delete(f"{API}/games/{doomed['id']}", headers=auth).status_code == 204
+    touching_records = [statement for statement in seen if "idempotency_record" in statement]
+    assert touching_records and all(statement.startswith("DELETE ") for statement in touching_records), seen
+    with Session(app.state.engine) as session:
+        left = session.exec(select(IdempotencyRecord.game_id, IdempotencyRecord.scope)).all()
+    # Its creation's and its round's records went; every other game's creation record is there.
+    assert sorted(left) == sorted((game["id"], "new-game") for game in games if game is not doomed)
 
 
 def test_a_stream_whose_game_is_deleted_before_it_subscribes_ends_without_an_event(

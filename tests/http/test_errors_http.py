@@ -121,7 +121,7 @@ def test_an_unexpected_error_in_the_api_is_a_problem_json_500_with_every_header(
 def test_an_unexpected_error_on_a_page_is_the_error_page_with_every_header(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, logs
 ):
-    monkeypatch.setattr(Games, "get", _raise(RuntimeError("kaboom")))
+    monkeypatch.setattr(Games, "row", _raise(RuntimeError("kaboom")))  # every read of a game starts with its row
     response = client.get("/g/abc")
     assert response.status_code == 500
     assert_security_headers(response)
@@ -188,7 +188,7 @@ def test_database_trouble_on_a_write_and_on_a_page_is_a_503(
     response = game.add_round([(22, 0), (14, 3), (11, 5), (9, 7)])
     assert_problem(response, 503)
     assert response.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
-    monkeypatch.setattr(Games, "get", _raise(locked()))
+    monkeypatch.setattr(Games, "row", _raise(locked()))  # every read of a game starts with its row
     page = client.get(f"/g/{game.id}")
     assert page.status_code == 503 and page.headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
     assert_security_headers(page)

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
+from app.http.middleware import redact
 from app.logs import JsonFormatter, TextFormatter, current_request_id
 from tests.servers import migrated, running_server
 
@@ -68,3 +70,63 @@ def test_text_logs_have_timestamps_too(tmp_path: Path):
         httpx.get(server.url + "/healthz", headers={"X-Request-ID": "trace-me-2"})
     (line,) = [line for line in server.output().splitlines() if "GET /healthz" in line and "trace-me-2" in line]
     assert re.match(rf"{TIMESTAMP} INFO blitzboard.access: ", line)
+
+
+# --- keys in paths ---------------------------------------------------------------------------------
+
+KEY = "Kq9-Zx_" * 5  # an edit key's or a handover token's shape: URL-safe base64
+
+# Every path shape that carries a key (a game's edit link, a handover link, a table's edit link), as a
+# link mangled on its way may arrive: another case, doubled or trailing slashes, something after it.
+# Starlette matches routes case-sensitively, so most of these are 404s: their path still holds the key.
+KEY_PATHS = [
+    f"/g/Xb3kP9/edit/{KEY}",
+    f"/g/Xb3kP9/EDIT/{KEY}",
+    f"/g/Xb3kP9/Edit/{KEY}",
+    f"/G/Xb3kP9/eDiT/{KEY}",
+    f"/g/Xb3kP9/take/{KEY}",
+    f"/g/Xb3kP9/TAKE/{KEY}",
+    f"/g/Xb3kP9/Take/{KEY}",
+    f"/t/T4bLe7/edit/{KEY}",
+    f"/t/T4bLe7/EDIT/{KEY}",
+    f"/T/T4bLe7/eDit/{KEY}",
+    f"/g/Xb3kP9/edit//{KEY}",
+    f"/g/Xb3kP9//EDIT///{KEY}",
+    f"/g/Xb3kP9/edit/{KEY}/",
+    f"/g/Xb3kP9/edit/{KEY}/more",
+    f"/g/Xb3kP9/edit/ {KEY}",
+    f"/g/Xb3kP9/edit/?{KEY}",  # a %3F decoded into the path
+    f"/g/Xb3kP9/edit/\n{KEY}",
+]
+
+
+@pytest.mark.parametrize("path", KEY_PATHS)
+def test_a_key_in_a_path_is_redacted_whatever_its_case_or_shape(path: str):
+    redacted = redact(path)
+    assert KEY not in redacted and "[redacted]" in redacted, redacted
+    assert path.startswith(redacted.split("[redacted]")[0]), redacted  # what comes before the key stays
+
+
+@pytest.mark.parametrize("path", ["/g/Xb3kP9/score", "/g/Xb3kP9/key", "/t/T4bLe7/key", "/g/Xb3kP9/editor", "/g/edit"])
+def test_a_path_without_a_key_is_logged_as_it_is(path: str):
+    assert redact(path) == path
+
+
+def test_the_access_log_holds_no_key_of_a_mixed_case_link(client: TestClient, make_game, caplog):
+    game = make_game()
+    table = client.post("/api/v1/tables", json={"name": "Logged"}).json()
+    caplog.set_level(logging.INFO, logger="blitzboard")
+    paths = [
+        f"/g/{game.id}/EDIT/{game.key}",
+        f"/g/{game.id}/Edit/{game.key}",
+        f"/g/{game.id}/TAKE/{game.key}",
+        f"/t/{table['id']}/EDIT/{table['edit_key']}",
+        f"/g/{game.id}/edit//{game.key}",
+    ]
+    for path in paths:
+        assert client.get(path, follow_redirects=False).status_code == 404, path
+    logged = [r.getMessage() for r in caplog.records if r.name == "blitzboard.access" and '"GET ' in r.getMessage()]
+    assert len(logged) == len(paths), logged
+    for line in logged:
+        assert game.key not in line and table["edit_key"] not in line, line
+        assert "/[redacted]" in line, line

@@ -9,9 +9,11 @@ locked" when a deferred transaction tries to upgrade its read lock.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -346,6 +348,99 @@ def test_tables_come_and_go_without_touching_the_games(own_engine: Engine):
             ("old", "Ana"),
         ]
     assert "table_id" not in columns(engine, "game") and "person_id" not in columns(engine, "player")
+    upgrade(engine)
+    assert at_head(engine)
+
+
+def test_every_foreign_key_a_deletion_follows_is_indexed(engine: Engine):
+    """Deleting a row makes the database look up the rows that refer to it (SQLite does it for every row
+    deleted, to cascade or refuse): without an index whose first column is the reference, a scan of the
+    referring table each time. round_score.player_id and game_result.player_id had none before 0008."""
+    inspector = inspect(engine)
+    unindexed = []
+    for table in SQLModel.metadata.sorted_tables:
+        leading = {tuple(index["column_names"][:1]) for index in inspector.get_indexes(table.name)}
+        leading.add(tuple(inspector.get_pk_constraint(table.name)["constrained_columns"][:1]))
+        leading |= {  # a unique constraint is an index too (PostgreSQL reports it as a constraint)
+            tuple(unique["column_names"][:1]) for unique in inspector.get_unique_constraints(table.name)
+        }
+        for fk in table.foreign_keys:
+            if (fk.parent.name,) not in leading:
+                unindexed.append(f"{table.name}.{fk.parent.name}")
+    assert unindexed == []
+
+
+def _record(connection, scope: str, key: str, snapshot: bytes) -> None:
+    connection.execute(
+        text(
+            "INSERT INTO idempotency_record (scope, key, request_mac, operation, status_code, version, snapshot,"
+            " created_at) VALUES (:scope, :key, 'mac', 'create', 201, 1, :snapshot, :now)"
+        ),
+        {"scope": scope, "key": key, "snapshot": snapshot, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+    )
+
+
+def test_the_deletion_indexes_migration_finds_each_replay_records_game_and_undoes_cleanly(own_engine: Engine):
+    """0008 indexes the references a deletion follows and gives each replay record its game: a game's
+    writes from their scope, its creation's and import's from their snapshots; a table's records, and one
+    whose snapshot does not read, none. Going back to 0007 keeps every record."""
+    from app.games.removal import remove_games
+
+    def snapshot(**data: object) -> bytes:
+        return zlib.compress(json.dumps(data).encode())
+
+    engine = own_engine
+    downgrade(engine, "0007")
+    assert "game_id" not in columns(engine, "idempotency_record")
+    with engine.begin() as connection:
+        for game_id in ("old", "imported", "kept"):
+            connection.execute(
+                text(
+                    "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points,"
+                    " tie_break, created_at, updated_at) VALUES (:id, '', 2, :hash, 75, 1, -2, 'play_on', :now, :now)"
+                ),
+                {"id": game_id, "hash": "0" * 64, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+            )
+        _record(connection, "old", "write", snapshot(id="old"))
+        _record(connection, "new-game", "created", snapshot(id="old", name=""))
+        _record(connection, "import-game", "imported", snapshot(id="imported"))
+        _record(connection, "new-game", "created-kept", snapshot(id="kept"))
+        _record(connection, "new-game", "unreadable", b"not a snapshot")
+        _record(connection, "new-table", "table", snapshot(id="t1", name="Millers"))  # a table's answer
+        _record(connection, "t:t1", "table-write", snapshot(id="t1"))
+
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    indexes = {
+        table: {tuple(i["column_names"]) for i in inspect(engine).get_indexes(table)}
+        for table in ("round_score", "game_result", "idempotency_record")
+    }
+    assert ("player_id",) in indexes["round_score"] and ("player_id",) in indexes["game_result"]
+    assert ("game_id",) in indexes["idempotency_record"]
+    with engine.connect() as connection:
+        found = dict(connection.execute(text("SELECT key, game_id FROM idempotency_record")).all())
+    assert found == {
+        "write": "old",
+        "created": "old",
+        "imported": "imported",
+        "created-kept": "kept",
+        "unreadable": None,
+        "table": None,
+        "table-write": None,
+    }
+    with Session(engine) as session:
+        remove_games(session, ["old", "imported"])
+        session.commit()
+    with engine.connect() as connection:
+        left = set(connection.execute(text("SELECT key FROM idempotency_record")).scalars())
+    assert left == {"created-kept", "unreadable", "table", "table-write"}
+
+    downgrade(engine, "0007")
+    assert "game_id" not in columns(engine, "idempotency_record")
+    assert ("player_id",) not in {tuple(i["column_names"]) for i in inspect(engine).get_indexes("round_score")}
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM idempotency_record")).scalar() == 4
     upgrade(engine)
     assert at_head(engine)
 

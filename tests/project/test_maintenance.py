@@ -26,10 +26,12 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import func, make_url, update
+from sqlalchemy import Engine, event, func, make_url, update
 from sqlmodel import Session, select
 
+from app import maintenance
 from app.config import Settings
+from app.db import write_transaction
 from app.idempotency import NEW_GAME_SCOPE, snapshot_game_id
 from app.main import create_app
 from app.maintenance import prune
@@ -215,7 +217,7 @@ def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
     plain = run_cli("backup", tmp_path / "plain" / "blitzboard.db", database_url=database_url, cwd=tmp_path)
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.rstrip("\n").endswith(
-        f"server secret not copied: keep {secret} with the backup (or pass --with-secret)"
+        f"server secret not copied: keep {secret} apart from the backup (or pass --with-secret)"
     )
     assert not (tmp_path / "plain" / "blitzboard.db.secret").exists()
 
@@ -240,6 +242,30 @@ def test_backup_says_where_the_secret_is_and_copies_it_when_asked(
 
     again = run_cli("backup", target, "--with-secret", database_url=database_url, cwd=tmp_path)
     assert again.returncode == 1 and "exists: pass --force" in again.stderr
+
+
+@SQLITE_ONLY
+def test_backup_follows_the_secret_file_setting(tmp_path: Path):
+    # BLITZBOARD_SECRET_FILE keeps the secret apart from the database (docs/security.md): the backup says
+    # where that is, and --with-secret copies that file, never one left beside the database.
+    database = tmp_path / "data" / "blitzboard.db"
+    database.parent.mkdir()
+    url = migrated(f"sqlite:///{database}")
+    apart = tmp_path / "secrets" / "blitzboard.secret"
+    settings = Settings(database_url=url, secret_file=str(apart), _env_file=None, tune_gc=False)
+    create_app(settings).state.engine.dispose()  # the server's first start makes the secret there
+    Path(f"{database}.secret").write_text("a stale copy left beside the database\n")
+    (tmp_path / "backups").mkdir()
+
+    plain = maintenance.backup(settings, tmp_path / "backups" / "plain.db")
+    assert plain.endswith(f"server secret not copied: keep {apart} apart from the backup (or pass --with-secret)")
+    assert not Path(f"{tmp_path / 'backups' / 'plain.db'}.secret").exists()
+
+    target = tmp_path / "backups" / "kept.db"
+    kept = maintenance.backup(settings, target, with_secret=True)
+    assert kept.endswith(f"server secret copied to {target}.secret (mode 0600)")
+    assert Path(f"{target}.secret").read_bytes() == apart.read_bytes()
+    assert stat.S_IMODE(Path(f"{target}.secret").stat().st_mode) == 0o600
 
 
 @pytest.mark.server
@@ -446,6 +472,47 @@ def test_prune_deletes_the_old_games_with_every_row_they_own_and_keeps_the_rest(
     assert prune(settings, 30).startswith("deleted 0 games ")
     assert prune(settings, 1).startswith("deleted 1 game not changed for 1 day (since ")  # recent, 29 days
     assert table_sizes(app)["game"] == 1
+
+
+def test_prune_gives_the_write_lock_back_between_batches_and_reads_no_replay_record(
+    app: FastAPI, client: TestClient, settings: Settings, monkeypatch: pytest.MonkeyPatch
+):
+    """Each batch is a short write transaction of its own, and between two the write lock is free: a save
+    gets in there (on SQLite, a save while a batch held the lock would wait out the busy timeout and fail).
+    No batch reads a replay record: a game's, its creation's too, are found by the game's index."""
+    old = [new_game(client, f"old-{n}") for n in range(3)]
+    for game in old:
+        save_round(client, game, f"old-round-{game['id']}")
+        last_changed(app, game["id"], 31)
+    keeper = new_game(client, "keeper")
+    games_left_between: list[int] = []
+    batches = 0
+
+    def a_save_before_each_later_batch(session, work, **options):
+        nonlocal batches
+        batches += 1
+        if batches > 1:
+            save_round(client, keeper)
+            games_left_between.append(table_sizes(app)["game"])
+        return write_transaction(session, work, **options)
+
+    monkeypatch.setattr(maintenance, "write_transaction", a_save_before_each_later_batch)
+    prune_statements: list[str] = []
+
+    def note(connection, _cursor, statement, *_args) -> None:
+        if connection.engine is not app.state.engine:  # prune's own engine
+            prune_statements.append(" ".join(statement.split()))
+
+    event.listen(Engine, "before_cursor_execute", note)
+    try:
+        assert prune(settings, 30, batch_size=1).startswith("deleted 3 games ")
+    finally:
+        event.remove(Engine, "before_cursor_execute", note)
+    assert games_left_between == [3, 2]  # a save after the first batch and after the second; the third was last
+    assert len(client.get(game_url(keeper["id"])).json()["rounds"]) == 2
+    touching_records = [s for s in prune_statements if "idempotency_record" in s]
+    assert touching_records and all(s.startswith("DELETE ") for s in touching_records), touching_records
+    assert table_sizes(app) == footprint(app, keeper["id"])  # every row left is the keeper's
 
 
 @pytest.mark.server

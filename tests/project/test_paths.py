@@ -46,8 +46,16 @@ def concrete(template: str) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: {**SAMPLES, **SECRETS}[m.group(1)], template)
 
 
+# Routes that only answer 405 at a literal path, so that a templated route doesn't take it (app.routes.backup):
+# not operations, so not in the document, whose paths list only the methods that are.
+METHOD_GUARDS = {"only_post_imports"}
+
+
 def test_the_api_is_what_the_openapi_document_lists(routes):
     for method, template, name, documented in routes:
+        if name in METHOD_GUARDS:
+            assert is_api(concrete(template)) and not documented, (method, template, name)
+            continue
         assert is_api(concrete(template)) is documented, (method, template, name)
 
 
