@@ -1,15 +1,12 @@
-"""Checking a backup before anything of it is written (app.backup.usecases imports it): the whole document,
-every problem found at once, each named by its JSON path (`games[3].rounds[12].scores[1].blitz`).
+"""Checking a backup before anything of it is written (app.backup.usecases imports it), after its cheap
+passes (app.backup.outline: the JSON, what it says it is, its counts): the whole document, every problem
+found at once, each named by its JSON path (`games[3].rounds[12].scores[1].blitz`).
 
 In passes, each only when the one before found nothing, so a message never follows from an earlier
-one. The cheap ones (`outline`: a few dict lookups after parsing): the JSON itself and what it says it
-is (`format`, `format_version`), then its counts (games, each game's rounds), which bound what the
-rest costs, so a document that can't be imported for its size is refused before any model is built
-and the caller can count its games (the import limit) before paying for the full check. The full
-check (`check_game`, `check_table`): its shape (types, fields, list lengths: the models of
-app.backup.answers); then what the rules say, exactly as a live game would judge it: names
-(app.rules.names), rules (the presets' bounds), players (`validate_players`), and each round by
-`scoring.validate_round` against the rounds before it (in 31, who is still in).
+one: its shape (types, fields, list lengths: the models of app.backup.answers); then what the rules say,
+exactly as a live game would judge it: names (app.rules.names), rules (the presets' bounds), players
+(`validate_players`), and each round by `scoring.validate_round` against the rounds before it (in 31,
+who is still in).
 
 Memory: a table's games are read into their models one at a time and each is kept only as what the
 import writes (`CheckedGame`), its parsed JSON dropped as soon as it is read, so the peak is about
@@ -28,35 +25,20 @@ from pydantic import BaseModel, ValidationError
 
 from app import i18n, validation
 from app.backup.answers import (
-    FORMAT_VERSION,
-    GAME_FORMAT,
-    MAX_IMPORT_GAMES,
-    TABLE_FORMAT,
     GameBackup,
     RoundBackup,
     RulesBackup,
     TableBackup,
     TableGameBackup,
 )
+from app.backup.outline import Draft, Findings
 from app.errors import InvalidDocument
-from app.i18n import _, ngettext, problem_text
+from app.i18n import _
 from app.rules import scoring
 from app.rules.names import clean_name, game_name_problem, name_key, table_name_problem
-from app.strictjson import BodyProblem, parse
 from app.tables.usecases import checked_name, taken
 
-MAX_REPORTED = 100  # problems listed in one answer: the first ones, in the document's order
 M = TypeVar("M", bound=BaseModel)
-
-
-@dataclass(slots=True)
-class Draft:
-    """A document parsed and outlined (`outline`), not yet fully checked: what it is and how many games
-    it would make. The full check consumes `document` (each game's JSON is dropped once read)."""
-
-    document: dict[str, Any]
-    format: str
-    games: int
 
 
 @dataclass(slots=True)
@@ -87,74 +69,7 @@ class CheckedTable:
     games: list[CheckedGame]
 
 
-class Findings:
-    """The problems found so far, each with its path and its message in the request's language."""
-
-    def __init__(self) -> None:
-        self.errors: list[tuple[str, str]] = []
-        self.count = 0  # every problem found, listed or not
-
-    def add(self, path: str, message: str) -> None:
-        self.count += 1
-        if len(self.errors) < MAX_REPORTED:
-            self.errors.append((path, message))
-
-    def rule(self, path: str, problem: scoring.Problem) -> None:
-        self.add(path, problem_text(problem))
-
-    def raise_any(self) -> None:
-        if self.errors:
-            raise _refusal(self.errors)
-
-
-def refused(path: str, message: str) -> InvalidDocument:
-    """The one problem of a document that can't be read any further."""
-    return _refusal([(path, message)])
-
-
-def _refusal(errors: list[tuple[str, str]]) -> InvalidDocument:
-    return InvalidDocument(_("The backup can't be imported, and nothing of it was: see errors."), errors)
-
-
-# --- the first two passes: the JSON, what it says it is, its shape -----------------------------------
-
-
-def read(body: bytes, expected: str) -> dict[str, Any]:
-    """The document parsed strictly (app.strictjson), if it says it is a backup of this format and version."""
-    try:
-        document = parse(body)
-    except BodyProblem as problem:
-        raise refused(problem.field, problem.message) from None
-    except UnicodeDecodeError:
-        raise refused("body", _("The body is not valid JSON: it is not UTF-8 text.")) from None
-    except RecursionError:
-        raise refused("body", _("The body is not valid JSON: it is nested too deeply.")) from None
-    except ValueError:  # json.JSONDecodeError among them
-        raise refused("body", _("The body is not valid JSON.")) from None
-    if not isinstance(document, dict):
-        raise refused("body", _("Input should be an object"))
-    found = document.get("format")
-    if found != expected:
-        if found == GAME_FORMAT:
-            message = _("This is a game's backup: import it with POST /api/v1/games/import.")
-        elif found == TABLE_FORMAT:
-            message = _("This is a table's backup: import it with POST /api/v1/tables/import.")
-        else:
-            message = _("This is not a backup this import reads: “format” must be “{format}”.").format(format=expected)
-        raise refused("format", message)
-    version = document.get("format_version")
-    if "format_version" not in document:
-        raise refused("format_version", _("Field required"))
-    if type(version) is not int:  # not a bool, nor 1.0
-        raise refused("format_version", _("Input should be a valid integer"))
-    if version != FORMAT_VERSION:
-        raise refused(
-            "format_version",
-            _("This server reads backups of format version {supported}; this one is version {version}.").format(
-                supported=FORMAT_VERSION, version=version
-            ),
-        )
-    return document
+# --- the shape: the document read into its models ---------------------------------------------------
 
 
 def _path(loc: tuple[Any, ...]) -> str:
@@ -191,50 +106,6 @@ def _shape(data: Any, model: type[M], at: tuple[Any, ...], findings: Findings) -
 def _inside(path: str) -> str:
     """A path of `shaped` continued under another: `rounds[2]` → `.rounds[2]`; `body` (the thing itself) → ``."""
     return "" if path == "body" else f".{path}"
-
-
-# --- the counts: what the rest would cost ---------------------------------------------------------
-
-
-def outline(body: bytes, expected: str, max_rounds: int) -> Draft:
-    """The document parsed (`read`) and its counts checked: at most MAX_IMPORT_GAMES games in a table's
-    backup, at most `max_rounds` rounds in each game. Looks at nothing else, so what it can't judge
-    (a `games` that is not a list, a game that is not an object) is left to the full check."""
-    document = read(body, expected)
-    findings = Findings()
-    if expected == GAME_FORMAT:
-        _rounds_count(document, "", findings, max_rounds)
-        findings.raise_any()
-        return Draft(document, expected, 1)
-    games = document.get("games")
-    if not isinstance(games, list):
-        return Draft(document, expected, 0)
-    if len(games) > MAX_IMPORT_GAMES:
-        raise refused(
-            "games",
-            ngettext(
-                "A table's backup can hold at most {limit} game; this one has {count}.",
-                "A table's backup can hold at most {limit} games; this one has {count}.",
-                MAX_IMPORT_GAMES,
-            ).format(limit=MAX_IMPORT_GAMES, count=len(games)),
-        )
-    for index, game in enumerate(games):
-        _rounds_count(game, f"games[{index}].", findings, max_rounds)
-    findings.raise_any()
-    return Draft(document, expected, len(games))
-
-
-def _rounds_count(game: Any, at: str, findings: Findings, max_rounds: int) -> None:
-    rounds = game.get("rounds") if isinstance(game, dict) else None
-    if isinstance(rounds, list) and len(rounds) > max_rounds:
-        findings.add(
-            f"{at}rounds",
-            ngettext(
-                "A game can hold at most {limit} round; this one has {count}.",
-                "A game can hold at most {limit} rounds; this one has {count}.",
-                max_rounds,
-            ).format(limit=max_rounds, count=len(rounds)),
-        )
 
 
 # --- the full check: the shape, then what the rules say -------------------------------------------

@@ -28,7 +28,8 @@ from typing import Any
 from sqlmodel import Session, select
 
 from app.backup.answers import FORMAT_VERSION, GAME_FORMAT, TABLE_FORMAT
-from app.backup.check import Draft, check_game, check_table, outline
+from app.backup.check import check_game, check_table
+from app.backup.outline import Draft, outline
 from app.backup.writes import NewGame, inserted, prepare, write_games
 from app.config import Settings
 from app.db import write_transaction
@@ -166,11 +167,11 @@ class Backups:
         return export_table(self.session, table_id)
 
     def read_game(self, body: bytes) -> Draft:
-        """A game's document parsed and its rounds counted (app.backup.check.outline)."""
+        """A game's document parsed and its rounds counted (app.backup.outline.outline)."""
         return outline(body, GAME_FORMAT, self.settings.max_rounds_per_game)
 
     def read_table(self, body: bytes) -> Draft:
-        """A table's document parsed and its games and rounds counted (app.backup.check.outline)."""
+        """A table's document parsed and its games and rounds counted (app.backup.outline.outline)."""
         return outline(body, TABLE_FORMAT, self.settings.max_rounds_per_game)
 
     def import_game(self, draft: Draft, idempotency: Idempotency | None = None, client: str = "") -> Outcome:

@@ -30,7 +30,7 @@ from fastapi.responses import Response
 
 from app.answers import GameCreated
 from app.backup.answers import GameBackup, TableBackup, TableImported
-from app.backup.check import Draft
+from app.backup.outline import Draft
 from app.errors import GameError, UnsupportedMediaType
 from app.http.jsonanswer import JSONAnswer
 from app.http.problems import TOO_MANY_NEW_GAMES, MethodNotAllowed, problem, problem_responses, too_many

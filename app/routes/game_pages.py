@@ -1,5 +1,5 @@
-"""The game pages: the view page (and TV view), the scorekeeper's page, the edit link, and the
-scorekeeper's form posts (round start, rounds, corrections, deletions, house rules, rematch, a new edit key).
+"""The game pages: the scorekeeper's page and its form posts (round start, rounds, corrections, deletions,
+house rules, rematch). The edit link and a new edit key are app.routes.handover's (who keeps score).
 
 Routes raise: an unknown game, a refused key or a forged form goes up as a GameError, which the one
 handler (app.http.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import (
@@ -30,7 +30,7 @@ from app.errors import (
 )
 from app.games.viewcache import cached_view
 from app.games.views import GameView, game_table
-from app.http.ratelimit import client_address, wrong_key_wait
+from app.http.ratelimit import client_address
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.preconditions import none_match
@@ -176,25 +176,6 @@ def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLRes
         return response
     context = {"game_id": game_id, "handed_over": handed_over, "notice": _(HANDED_OVER)}
     return templates.TemplateResponse(request, "not_keeper.html", context, status_code=403, headers=keeper_headers())
-
-
-@router.get("/g/{game_id}/edit/{edit_key}", name="claim_edit_link")
-def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: GamesDep) -> Response:
-    """The edit link: remember the key in an HttpOnly cookie, then leave the URL that carries it."""
-    key_hash = games.key_hash(game_id)
-    if key_hash is None:
-        raise games.missing(game_id)
-    if not key_matches(edit_key, key_hash):
-        if wait := wrong_key_wait(request):
-            return too_many_page(request, wait)
-        detail = _("This edit link is not valid any more: ask the scorekeeper for a new one.")
-        response = error_page(request, 403, detail)
-        response.headers.update(keeper_headers())
-        return response
-    response = RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
-    response.headers.update(keeper_headers())
-    set_edit_cookie(request, response, game_id, edit_key)
-    return response
 
 
 @router.post("/g/{game_id}/rounds", name="add_round_page")
@@ -393,17 +374,4 @@ async def rematch_page(request: Request, game_id: GameId, games: GamesDep) -> Re
     new_id = outcome.game_id
     response = go(request, request.app.url_path_for("keeper_page", game_id=new_id))
     set_edit_cookie(request, response, new_id, outcome.edit_key)
-    return response
-
-
-@router.post("/g/{game_id}/key", name="rotate_key_page")
-async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
-    """New edit key: every old edit link, cookie and API key for this game stops working at once."""
-    form = await read_form(request)
-    credential = keeper_credential(request, game_id, form.get("csrf"))
-    new_key = (await run_in_threadpool(games.rotate_key, game_id, credential)).edit_key
-    url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
-    response = go(request, url)
-    response.headers.update(keeper_headers())
-    set_edit_cookie(request, response, game_id, new_key)
     return response

@@ -1,4 +1,6 @@
-"""Hand over: the one-time handover link's page on the new scorekeeper's phone (app.games.handover).
+"""Who keeps score: the edit link (its key into this browser's cookie), a new edit key ("Make a new edit
+link"), and the handover: the one-time handover link's page on the new scorekeeper's phone
+(app.games.handover).
 
 Opening the link only asks: taking over is a POST from that page ("Keep score on this phone"), so a
 messenger's link preview or a browser's prefetch can't use the link up or take the rights to nowhere.
@@ -21,9 +23,9 @@ from app.http.ratelimit import wrong_key_wait
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.routes.deps import GameId, GamesDep
-from app.security import FORM_REFUSED, FormRefused, same_origin, set_edit_cookie
+from app.security import FORM_REFUSED, FormRefused, keeper_credential, key_matches, same_origin, set_edit_cookie
 from app.web.forms import read_form
-from app.web.render import error_page, keeper_headers, templates, too_many_page
+from app.web.render import error_page, go, keeper_headers, templates, too_many_page
 
 router = APIRouter(include_in_schema=False)
 
@@ -63,4 +65,31 @@ async def take_over(request: Request, game_id: GameId, token: Token, games: Game
     response = RedirectResponse(url, status_code=303)
     response.headers.update(keeper_headers())
     set_edit_cookie(request, response, game_id, outcome.edit_key)
+    return response
+
+
+@router.get("/g/{game_id}/edit/{edit_key}", name="claim_edit_link")
+def claim_edit_link(request: Request, game_id: GameId, edit_key: str, games: GamesDep) -> Response:
+    """The edit link: remember the key in an HttpOnly cookie, then leave the URL that carries it."""
+    key_hash = games.key_hash(game_id)
+    if key_hash is None:
+        raise games.missing(game_id)
+    if not key_matches(edit_key, key_hash):
+        return _refused(request, _("This edit link is not valid any more: ask the scorekeeper for a new one."))
+    response = RedirectResponse(request.app.url_path_for("keeper_page", game_id=game_id), status_code=303)
+    response.headers.update(keeper_headers())
+    set_edit_cookie(request, response, game_id, edit_key)
+    return response
+
+
+@router.post("/g/{game_id}/key", name="rotate_key_page")
+async def rotate_key_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """New edit key: every old edit link, cookie and API key for this game stops working at once."""
+    form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    new_key = (await run_in_threadpool(games.rotate_key, game_id, credential)).edit_key
+    url = request.app.url_path_for("keeper_page", game_id=game_id) + "?handover=1"
+    response = go(request, url)
+    response.headers.update(keeper_headers())
+    set_edit_cookie(request, response, game_id, new_key)
     return response

@@ -3,14 +3,10 @@
 `Keeper` with what the scorekeeper's page has open or says). It is composed of one small typed part per
 partial, each made by its own builder: `_timer` (_timer.html), `_banner` (_banner.html), `_scoreboard`
 (_scoreboard.html), `_round_form` (_round_form.html, _hand_form.html: app.web.entry), `_chart` (_chart.html),
-`_history` (_history.html), `_changes` (_changes.html), `_share` (_share.html).
+`_history` (_history.html), `_changes` (_changes.html), and app.web.share's `share_part` (_share.html).
 
 A render reads nothing and calls no use case: the route hands the data in. The templates read flat
 names (`GamePage.context()`): each part's fields are named as its partial reads them.
-
-A little over the ~400-line guide on purpose: the page model and the builders of its parts are one job,
-read together (each part a few lines of dataclass beside its builder); splitting them would only make a
-reader open two files to see what a partial gets.
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ from fastapi import Request
 
 from app.games import viewcache
 from app.games.changes import Change
-from app.games.handover import HANDOVER_MINUTES, handover_token
 from app.games.views import GameTable, GameView
 from app.i18n import _, join_names, signed
 from app.models import utcnow
@@ -33,12 +28,11 @@ from app.rules.outlook import what_it_takes
 from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.security import cookie_key, csrf_token
-from app.urls import absolute_url, urls_for
 from app.web.changes import SHOWN, ChangeLine, change_lines
 from app.web.chart import PHONE, TV, Chart, Size, build_chart
 from app.web.entry import RoundForm, RoundFormPart, round_form_part
 from app.web.presets import preset_name
-from app.web.render import is_htmx
+from app.web.share import Share, share_part
 from app.web.wording import card_words, cell_labels
 
 # The history shows this many rounds, the latest first; older ones are a link away (`?page=2`, ...).
@@ -186,21 +180,6 @@ class ChangesPart:
 
 
 @dataclass(frozen=True, slots=True)
-class Share:
-    """_share.html: the view link and, on the scorekeeper's page, the edit link ("share") or a one-time
-    handover link ("move"); their QR codes on the whole page only, never in the htmx fragment."""
-
-    view_url: str
-    edit_url: str | None
-    handover_url: str | None
-    handover: str | None
-    handover_minutes: int
-    qr: str | None
-    edit_qr: str | None
-    handover_qr: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class TableLink:
     name: str
     version: int
@@ -287,7 +266,7 @@ def game_page(request: Request, data: GameData, reader: Keeper | Viewer, *, page
         chart=_chart(view, TV if viewer.tv else PHONE),
         history=_history(view, page, keeper.preserved if keeper else ()),
         changes=_changes(data, keeper.refused if keeper else None),
-        share=_share(request, view, edit_key, keeper.handover if keeper else None),
+        share=share_part(request, view, edit_key, keeper.handover if keeper else None),
     )
 
 
@@ -388,39 +367,3 @@ def _history(view: GameView, page: int, preserved: range | tuple[()]) -> History
 
 def _changes(data: GameData, refused: tuple[int, str] | None) -> ChangesPart:
     return ChangesPart(change_lines(data.changes, data.view, refused=refused), SHOWN)
-
-
-def _share(request: Request, view: GameView, edit_key: str | None, handover: str | None) -> Share:
-    """The Share box's "Hand over scorekeeping": "share" shows the edit link (both phones keep score),
-    "move" a one-time handover link (the phone that takes it keeps score, this one stops)."""
-    fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
-    game = view.game
-    view_url = absolute_url(request, request.app.url_path_for("view_page", game_id=game.id))
-    edit_url = urls_for(request)(game.id, edit_key)["edit"] if handover == "share" and edit_key else None
-    handover_url = None
-    if handover == "move" and edit_key:
-        token = handover_token(request.app.state.sealer, game.id, game.edit_key_hash)
-        handover_url = absolute_url(request, request.app.url_path_for("take_over_page", game_id=game.id, token=token))
-    return Share(
-        view_url=view_url,
-        edit_url=edit_url,
-        handover_url=handover_url,
-        handover=handover,
-        handover_minutes=HANDOVER_MINUTES,
-        qr=None if fragment_only else _qr(view_url),
-        edit_qr=_qr(edit_url) if edit_url and not fragment_only else None,
-        handover_qr=_qr(handover_url) if handover_url and not fragment_only else None,
-    )
-
-
-def _qr(url: str) -> str:
-    import segno  # imported here: only pages that show a QR code pay for it
-
-    # A viewBox instead of a fixed size: the CSS box (.qr svg) then scales the whole code into it,
-    # however long the link (a longer link means more modules, which a fixed size would crop).
-    return segno.make(url, error="m").svg_inline(scale=4, omitsize=True)
-
-
-def qr_code(url: str) -> str:
-    """A QR code of `url` as inline SVG, for the other share boxes (a table's page, app.web.tables)."""
-    return _qr(url)

@@ -24,10 +24,10 @@ from app.security import (
 )
 from app.tables.roster import missing_table, public_table
 from app.urls import absolute_url, table_urls
-from app.web.context import qr_code
 from app.web.periods import Period, read_period
 from app.web.presets import preset_name
 from app.web.render import is_htmx
+from app.web.share import qr_code
 from app.web.standings import stats_context
 
 MAX_YOUR_TABLES = 20

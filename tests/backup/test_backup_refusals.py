@@ -385,7 +385,7 @@ def test_too_many_rounds_is_refused_before_the_full_check(database_url: str, mon
 def test_a_backup_over_the_size_limit_is_never_parsed(database_url: str, monkeypatch):
     app = limited_app(database_url, max_import_bytes=80_000)
     with TestClient(app) as client:
-        monkeypatch.setattr("app.backup.check.parse", lambda *a, **k: pytest.fail("the document was parsed"))
+        monkeypatch.setattr("app.backup.outline.parse", lambda *a, **k: pytest.fail("the document was parsed"))
         for what, document in (("tables", valid_table()), ("games", valid_game())):
             assert_problem(client.post(f"{API}/{what}/import", content=padded(document, 80_001), headers=JSON), 413)
     app.state.engine.dispose()

@@ -103,11 +103,11 @@ def test_a_form_that_cannot_be_read_keeps_what_was_typed(app: FastAPI, keeper: T
 
 
 def test_a_viewer_refresh_renders_no_qr_code_and_the_whole_page_does(client: TestClient, make_game, monkeypatch):
-    from app.web import context
+    from app.web import share
 
     made: list[str] = []
-    real = context._qr
-    monkeypatch.setattr(context, "_qr", lambda url: made.append(url) or real(url))
+    real = share.qr_code
+    monkeypatch.setattr(share, "qr_code", lambda url: made.append(url) or real(url))
     game = make_game()
     fragment = client.get(f"/g/{game.id}", headers={"HX-Request": "true"})
     assert fragment.status_code == 200 and made == []
