@@ -19,13 +19,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
 
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.http.errors import RETRY_AFTER_SECONDS, error_answer
+from app.http.errors import RETRY_AFTER_SECONDS, HtmlError, error_answer
 from app.http.requestid import request_id_of
 from app.i18n import N_, _
 from app.paths import is_write
@@ -33,9 +30,6 @@ from app.paths import is_write
 WRITES_WAITING = N_(
     "Too many changes are waiting for the database right now: nothing was changed. Try again in {seconds} s."
 )
-
-HtmlError = Callable[[Request, int, str], Response]
-
 
 class WriteQueue:
     """This process's writes: how many are in the app, and who waits for a turn (one event loop)."""

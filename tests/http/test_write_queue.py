@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
@@ -76,6 +76,15 @@ def write_lock_held(database_url: str, game_id: str) -> Iterator[None]:
         connection.close()
 
 
+@asynccontextmanager
+async def _client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the app in this test's event loop, its lifespan run around it (as a server would)."""
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client
+
+
 async def _create_game(client: httpx.AsyncClient) -> dict[str, Any]:
     created = await client.post(f"{API}/games", json={"players": PLAYERS})
     assert created.status_code == 201, created.text
@@ -90,71 +99,67 @@ async def _until_done(tasks: list[asyncio.Task], count: int) -> None:
 
 
 async def test_reads_answer_while_a_hundred_saves_wait_for_the_lock(app: FastAPI, database_url: str) -> None:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            game = await _create_game(client)
-            game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
-            body = round_body([p["id"] for p in game["players"]], ONE_POINT)
-            with write_lock_held(database_url, game_id):
-                saves = [
-                    asyncio.create_task(client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth))
-                    for _ in range(SAVES)
-                ]
-                # Every save past the ones running and the ones queued is refused at once.
-                refused_count = SAVES - RUNNING - WAITING
-                await _until_done(saves, refused_count)
-                assert app.state.writes.running == RUNNING
-                assert app.state.writes.waiting == WAITING
+    async with _client(app) as client:
+        game = await _create_game(client)
+        game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
+        body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+        with write_lock_held(database_url, game_id):
+            saves = [
+                asyncio.create_task(client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth))
+                for _ in range(SAVES)
+            ]
+            # Every save past the ones running and the ones queued is refused at once.
+            refused_count = SAVES - RUNNING - WAITING
+            await _until_done(saves, refused_count)
+            assert app.state.writes.running == RUNNING
+            assert app.state.writes.waiting == WAITING
 
-                # The lock is still held and the queue full: reads answer all the same.
-                async with asyncio.timeout(GUARD_S):
-                    health = await client.get("/healthz")
-                    read = await client.get(f"{API}/games/{game_id}")
-                    page = await client.get(f"/g/{game_id}")
-                assert health.status_code == 200
-                assert read.status_code == 200 and read.json()["rounds"] == []
-                assert page.status_code == 200
-
-                refused = [task.result() for task in saves if task.done()]
-                assert len(refused) == refused_count
-                for answer in refused:
-                    problem = assert_problem(answer, 503)
-                    assert problem["type"].endswith("/unavailable")
-                    assert int(answer.headers["Retry-After"]) > 0
-                    assert "nothing was changed" in problem["detail"]
-                assert (await client.get(f"{API}/games/{game_id}")).json()["version"] == game["version"]
-
-            # The lock is free: every save that was let in or queued is made, once.
+            # The lock is still held and the queue full: reads answer all the same.
             async with asyncio.timeout(GUARD_S):
-                answers = await asyncio.gather(*saves)
-            made = [answer for answer in answers if answer.status_code == 201]
-            assert len(made) == RUNNING + WAITING, sorted(answer.status_code for answer in answers)
-            final = await client.get(f"{API}/games/{game_id}")
-            assert len(final.json()["rounds"]) == RUNNING + WAITING
-            assert app.state.writes.running == 0 and app.state.writes.waiting == 0
+                health = await client.get("/healthz")
+                read = await client.get(f"{API}/games/{game_id}")
+                page = await client.get(f"/g/{game_id}")
+            assert health.status_code == 200
+            assert read.status_code == 200 and read.json()["rounds"] == []
+            assert page.status_code == 200
+
+            refused = [task.result() for task in saves if task.done()]
+            assert len(refused) == refused_count
+            for answer in refused:
+                problem = assert_problem(answer, 503)
+                assert problem["type"].endswith("/unavailable")
+                assert int(answer.headers["Retry-After"]) > 0
+                assert "nothing was changed" in problem["detail"]
+            assert (await client.get(f"{API}/games/{game_id}")).json()["version"] == game["version"]
+
+        # The lock is free: every save that was let in or queued is made, once.
+        async with asyncio.timeout(GUARD_S):
+            answers = await asyncio.gather(*saves)
+        made = [answer for answer in answers if answer.status_code == 201]
+        assert len(made) == RUNNING + WAITING, sorted(answer.status_code for answer in answers)
+        final = await client.get(f"{API}/games/{game_id}")
+        assert len(final.json()["rounds"]) == RUNNING + WAITING
+        assert app.state.writes.running == 0 and app.state.writes.waiting == 0
 
 
 async def test_a_page_form_past_the_queue_gets_a_page_in_its_language(app: FastAPI, database_url: str) -> None:
     """Without JavaScript the refusal is a page to read, not JSON; with htmx, the message for #request-error."""
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            game = await _create_game(client)
-            game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
-            body = round_body([p["id"] for p in game["players"]], ONE_POINT)
-            with write_lock_held(database_url, game_id):
-                saves = [
-                    asyncio.create_task(client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth))
-                    for _ in range(RUNNING + WAITING + 1)
-                ]
-                await _until_done(saves, 1)  # one refused: the queue is full
-                form = {"csrf": "x", "version": "1"}
-                german = {"Accept-Language": "de"}
-                page = await client.post(f"/g/{game_id}/rounds", data=form, headers=german)
-                swap = await client.post(f"/g/{game_id}/rounds", data=form, headers=german | {"HX-Request": "true"})
-            async with asyncio.timeout(GUARD_S):
-                await asyncio.gather(*saves)
+    async with _client(app) as client:
+        game = await _create_game(client)
+        game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
+        body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+        with write_lock_held(database_url, game_id):
+            saves = [
+                asyncio.create_task(client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth))
+                for _ in range(RUNNING + WAITING + 1)
+            ]
+            await _until_done(saves, 1)  # one refused: the queue is full
+            form = {"csrf": "x", "version": "1"}
+            german = {"Accept-Language": "de"}
+            page = await client.post(f"/g/{game_id}/rounds", data=form, headers=german)
+            swap = await client.post(f"/g/{game_id}/rounds", data=form, headers=german | {"HX-Request": "true"})
+        async with asyncio.timeout(GUARD_S):
+            await asyncio.gather(*saves)
 
     assert page.status_code == 503
     assert page.headers["content-type"].startswith("text/html")
@@ -169,64 +174,58 @@ async def test_a_page_form_past_the_queue_gets_a_page_in_its_language(app: FastA
 async def test_a_page_save_that_waits_for_the_lock_leaves_the_event_loop_free(app: FastAPI, database_url: str) -> None:
     """The scorekeeper's page posts are async routes (they read the form); their write runs in the thread
     pool, so a save that waits for the lock holds a thread, never the event loop every request needs."""
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            game = await _create_game(client)
-            game_id = game["id"]
-            await client.get(f"/g/{game_id}/edit/{game['edit_key']}")  # this browser keeps score
-            page = await client.get(f"/g/{game_id}/score")
-            csrf = html(page).select_one("form input[name=csrf]")["value"]
-            form = round_form([p["id"] for p in game["players"]], ONE_POINT, csrf)
-            with write_lock_held(database_url, game_id):
-                save = asyncio.create_task(
-                    client.post(f"/g/{game_id}/rounds", data=form, headers={"Origin": "http://testserver"})
-                )
-                async with asyncio.timeout(GUARD_S):
-                    while app.state.writes.running < 1:  # let in, and waiting for the lock
-                        await asyncio.sleep(0.01)
-                    health = await client.get("/healthz")
-                assert health.status_code == 200
-                assert not save.done()  # still waiting: the lock is held
+    async with _client(app) as client:
+        game = await _create_game(client)
+        game_id = game["id"]
+        await client.get(f"/g/{game_id}/edit/{game['edit_key']}")  # this browser keeps score
+        page = await client.get(f"/g/{game_id}/score")
+        csrf = html(page).select_one("form input[name=csrf]")["value"]
+        form = round_form([p["id"] for p in game["players"]], ONE_POINT, csrf)
+        with write_lock_held(database_url, game_id):
+            save = asyncio.create_task(
+                client.post(f"/g/{game_id}/rounds", data=form, headers={"Origin": "http://testserver"})
+            )
             async with asyncio.timeout(GUARD_S):
-                saved = await save
-            assert saved.status_code in (200, 303), saved.text
-            assert len((await client.get(f"{API}/games/{game_id}")).json()["rounds"]) == 1
+                while app.state.writes.running < 1:  # let in, and waiting for the lock
+                    await asyncio.sleep(0.01)
+                health = await client.get("/healthz")
+            assert health.status_code == 200
+            assert not save.done()  # still waiting: the lock is held
+        async with asyncio.timeout(GUARD_S):
+            saved = await save
+        assert saved.status_code in (200, 303), saved.text
+        assert len((await client.get(f"{API}/games/{game_id}")).json()["rounds"]) == 1
 
 
 async def test_an_import_waiting_for_its_own_slot_holds_no_turn_saves_wait_for(app: FastAPI) -> None:
     """The imports have a bound of their own (app.http.ratelimit.ImportSlots) and parse for seconds before
     they write: one waiting for an import slot must not take a turn from the saves."""
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            game = await _create_game(client)
-            game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
-            exported = (await client.get(f"{API}/games/{game_id}/export")).content
-            slots = app.state.limits.imports
-            taken = [slots.take_now() for _ in range(slots.size)]  # every import slot busy
-            assert all(taken)
-            try:
-                waiting = [
-                    asyncio.create_task(
-                        client.post(
-                            f"{API}/games/import", content=exported, headers={"Content-Type": "application/json"}
-                        )
-                    )
-                    for _ in range(RUNNING + WAITING + 1)
-                ]
-                async with asyncio.timeout(GUARD_S):
-                    while slots.waiting < len(waiting):
-                        await asyncio.sleep(0.01)
-                assert app.state.writes.running == 0 and app.state.writes.waiting == 0
-                body = round_body([p["id"] for p in game["players"]], ONE_POINT)
-                saved = await client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth)
-                assert saved.status_code == 201, saved.text
-            finally:
-                for _ in taken:
-                    slots.release()
+    async with _client(app) as client:
+        game = await _create_game(client)
+        game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
+        exported = (await client.get(f"{API}/games/{game_id}/export")).content
+        slots = app.state.limits.imports
+        taken = [slots.take_now() for _ in range(slots.size)]  # every import slot busy
+        assert all(taken)
+        try:
+            waiting = [
+                asyncio.create_task(
+                    client.post(f"{API}/games/import", content=exported, headers={"Content-Type": "application/json"})
+                )
+                for _ in range(RUNNING + WAITING + 1)
+            ]
             async with asyncio.timeout(GUARD_S):
-                await asyncio.gather(*waiting)
+                while slots.waiting < len(waiting):
+                    await asyncio.sleep(0.01)
+            assert app.state.writes.running == 0 and app.state.writes.waiting == 0
+            body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+            saved = await client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth)
+            assert saved.status_code == 201, saved.text
+        finally:
+            for _ in taken:
+                slots.release()
+        async with asyncio.timeout(GUARD_S):
+            await asyncio.gather(*waiting)
 
 
 def test_what_counts_as_a_write() -> None:
