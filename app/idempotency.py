@@ -1,9 +1,16 @@
 """Idempotency-Key replays: what a retry needs to get the first answer back, stored small and sealed.
 
-A record does not keep the answer: it keeps the game's inputs as they were right after the write
-(name, rules, players, each round's cards; compressed), and the answer is rebuilt from them by the
-same scoring that built it the first time. Totals, ranks and the winner are derived, so they need
-no storing; a 100-round game's snapshot is about a kilobyte where its answer is tens.
+A record never keeps the answer, and what it keeps is bounded by what was sent, not by the game:
+- a write to a game (a round, a correction, a start, a rules change, a rotation) keeps a reference:
+  the version the write left and, for a new round, its number (`reference`, a few bytes). A replay
+  answers the game as it now stands, which is the first answer itself while nothing else has changed
+  the game (the version is the record's), and the newer game once something has; a rotation's replay
+  is only ever given while the version is the record's;
+- a creation or an import keeps the inputs of the game it made (name, rules, players, each round's
+  cards; compressed, `snapshot`): no bigger than what was sent, and the first answer is rebuilt from
+  them by the same scoring that built it, even after the game moved on;
+- records of writes made before references (a compressed snapshot of the whole game, 48 hours at
+  most) still replay from their snapshot.
 
 What identifies a record, and what it answers to (Stripe scopes its keys to the account the same way):
 - a write: the game and the Idempotency-Key; it is looked up only after the edit key was checked;
@@ -99,6 +106,33 @@ def snapshot(
 # and their values in a Dutch Blitz game.
 FAMILY = ("kind", "preset", "pile_size", "deck_size", "must_go_out", "end_by", "round_limit", "lives", "county")
 FAMILY_DEFAULTS = [getattr(Game(id="", edit_key_hash=""), name) for name in FAMILY]  # the model's: Dutch Blitz
+
+
+@dataclass(frozen=True, slots=True)
+class Made:
+    """What a write made that its answer names, whatever happened to the game since: the number of the
+    round it added (its Location), the round start it set (a start's `blitz_at`)."""
+
+    round: int | None = None
+    started_at: datetime | None = None
+
+
+NOTHING_MADE = Made()
+
+
+def reference(made: Made) -> bytes:
+    """A write's record: no copy of the game, only what it made. Plain JSON, where a snapshot is a zlib
+    stream (which never begins with "{")."""
+    started = made.started_at and as_utc(made.started_at).isoformat()
+    return json.dumps({"round": made.round, "start": started}, separators=(",", ":")).encode()
+
+
+def referenced(blob: bytes) -> Made | None:
+    """What a record by reference holds (`reference`), or None when it holds a snapshot."""
+    if bytes(blob[:1]) != b"{":
+        return None
+    data = json.loads(blob)
+    return Made(data["round"], datetime.fromisoformat(data["start"]) if data["start"] else None)
 
 
 def _flat(score: scoring.Score) -> tuple[int, ...]:

@@ -59,8 +59,9 @@ Keep score of Dutch Blitz games from your own program.
   `Authorization: Bearer <edit_key>`; the key is shown once, in the answer to creating the game.
 * Every change bumps the game's `version`. `GET` sends it as `ETag: "<version>"`; send it back as
   `If-Match` to change a game only if nobody else did (412 otherwise).
-* Send an `Idempotency-Key` with a write to retry it safely: the first answer comes back and
-  nothing changes twice. The same key with a different body is a 422.
+* Send an `Idempotency-Key` with a write to retry it safely: nothing changes twice, and the retry
+  gets the first answer's status with the game as it now stands (the first answer itself while
+  nothing else changed the game). The same key with a different body is a 422.
 * Errors are `application/problem+json` with `type`, `title`, `status`, `detail`, and for 422 an
   `errors` list of `{field, message}`.
 """

@@ -11,8 +11,10 @@ is in the minimal answer too, or it would be lost.
 
 The full body is a write's outcome as JSON (`game_body`, `table_body`: the game or table, with a new key
 and its links where the write made one), built after COMMIT, outside the write's lock; the minimal body is
-cut from it, and a replay of an Idempotency-Key rebuilds it from its record: a retry gets the form it asks
-for now, whichever the first request asked for.
+cut from it, and a replay of an Idempotency-Key is cut the same way: a retry gets the form it asks for
+now, whichever the first request asked for. A round's minimal answer needs that round: a replay after the
+round was deleted (the game as it now stands no longer holds it) is answered whole, without
+Preference-Applied, as RFC 7240 lets a server do.
 """
 
 from __future__ import annotations
@@ -163,12 +165,18 @@ def game(body: dict[str, Any]) -> dict[str, Any]:
     return _secrets(body, out)
 
 
-def saved_round(number: int | None = None) -> Shape:
-    """The shape of a round's save: RoundMinimal with round `number` (None: the last, a new round)."""
+class NotThere(LookupError):
+    """What a shape cuts out is not in the answer (a replay's round, deleted since): answer it whole."""
+
+
+def saved_round(number: int) -> Shape:
+    """The shape of a round's save: RoundMinimal with round `number`."""
 
     def shape(body: dict[str, Any]) -> dict[str, Any]:
         rounds = body["rounds"]
-        return game(body) | {"round": rounds[-1] if number is None else rounds[number - 1]}
+        if not 1 <= number <= len(rounds):
+            raise NotThere(number)
+        return game(body) | {"round": rounds[number - 1]}
 
     return shape
 
@@ -198,12 +206,15 @@ def newest_person(body: dict[str, Any]) -> int:
 def answer(
     body: dict[str, Any], status: int, headers: dict[str, str], minimal: bool, shape: Shape = game
 ) -> JSONAnswer:
-    """The full answer, or with `minimal` the body cut to `shape`; either way `Vary: Prefer`, since the
-    same request may be answered in either form."""
+    """The full answer, or with `minimal` the body cut to `shape` (whole when the shape's part is not
+    there); either way `Vary: Prefer`, since the same request may be answered in either form."""
     headers = headers | {"Vary": "Prefer"}
     if minimal:
-        headers["Preference-Applied"] = MINIMAL
-        body = shape(body)
+        try:
+            body = shape(body)
+            headers["Preference-Applied"] = MINIMAL
+        except NotThere:
+            pass
     return JSONAnswer(body, status_code=status, headers=headers)
 
 

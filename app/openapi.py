@@ -40,7 +40,7 @@ _VARY = {
 }
 _RETRY_AFTER = {"description": "Seconds to wait before trying again.", "schema": {"type": "integer"}}
 _REPLAYED = {
-    "description": "`true` when this is the first answer to an earlier request with the same Idempotency-Key "
+    "description": "`true` when this answers again an earlier request with the same Idempotency-Key "
     "(nothing changed again).",
     "schema": {"type": "string", "enum": ["true"]},
 }

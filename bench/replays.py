@@ -4,9 +4,10 @@
 
 In one process, on a SQLite file: games of 4 players at 10, 100 and 1,000 rounds; each is corrected
 (PUT a round) again and again, alternating a request without an Idempotency-Key and one with a fresh
-key, so both see the same game and the same machine. The key's extra work is the record: the
-game's inputs compressed (app.idempotency.snapshot), two HMACs, one more INSERT. A replay rebuilds
-the first answer from the record; its time is measured against a plain read of the game (GET).
+key, so both see the same game and the same machine. The key's extra work is the record: a reference
+to what the write made (app.idempotency.reference), two HMACs, one more INSERT. A replay answers the
+game as it stands (the first answer, nothing having changed since); its time is measured against a
+plain read of the game (GET).
 Bytes: the record's stored columns, against the body the client sent and the answer it got.
 """
 
@@ -109,6 +110,7 @@ def main() -> None:
         "sent (bytes)",
         "answer (bytes)",
         "answer ÷ record",
+        "record ÷ sent",
     ]
     rows = [
         [
@@ -122,6 +124,7 @@ def main() -> None:
             r["sent_bytes"],
             r["answer_bytes"],
             f"{r['answer_bytes'] / r['record_bytes']:.0f}×",
+            f"{r['record_bytes'] / r['sent_bytes']:.2f}×",
         ]
         for r in results
     ]
@@ -133,10 +136,12 @@ def main() -> None:
             "In one process (the app through Starlette's TestClient, no network), on a SQLite file: a game of 4 "
             "players at each length (rounds that differ, as real ones do), its round 1 corrected again and again, alternating a request without an "
             "Idempotency-Key and one with a fresh key (medians of "
-            f"{' / '.join(str(REPEATS[n]) for n in ROUNDS)} each). The key's extra work is its replay record: the "
-            "game's inputs compressed, two HMACs under the server secret, one more INSERT. A replay (the same key "
-            "again) rebuilds the first answer from the record, against a plain read of the game. The record's "
-            "bytes are its stored columns; the first version stored the whole answer instead.\n",
+            f"{' / '.join(str(REPEATS[n]) for n in ROUNDS)} each). The key's extra work is its replay record: a "
+            "reference to what the write made (the version it left; a new round's number, a start's time), two HMACs "
+            "under the server secret, one more INSERT. A replay (the same key again) answers the game as it stands, "
+            "which is the first answer while nothing else changed it, against a plain read of the game. The record's "
+            "bytes are its stored columns, the same at every length; the first version stored the whole answer, the "
+            "second the game's inputs compressed (1,092 bytes at 100 rounds, 5,470 at 1,000).\n",
             table(header, rows),
         ]
     )

@@ -117,13 +117,13 @@ def _lives_round(r: scoring.ScoredRound) -> dict[str, Any]:
 _ROUND_PUBLIC = {scoring.Kind.CARDS: _cards_round, scoring.Kind.LOWEST: _lowest_round, scoring.Kind.LIVES: _lives_round}
 
 
-def _timestamp(moment: datetime) -> str:
+def timestamp(moment: datetime) -> str:
     # The same text pydantic gives a UTC datetime (answers.GamePublic documents the shape).
     return as_utc(moment).isoformat().replace("+00:00", "Z")
 
 
-def _maybe_timestamp(moment: datetime | None) -> str | None:
-    return None if moment is None else _timestamp(moment)
+def maybe_timestamp(moment: datetime | None) -> str | None:
+    return None if moment is None else timestamp(moment)
 
 
 def to_public(view: GameView) -> dict[str, Any]:
@@ -144,8 +144,8 @@ def to_public(view: GameView) -> dict[str, Any]:
         "id": game.id,
         "name": game.name,
         "version": game.version,
-        "created_at": _timestamp(game.created_at),
-        "updated_at": _timestamp(game.updated_at),
+        "created_at": timestamp(game.created_at),
+        "updated_at": timestamp(game.updated_at),
         "status": state.status,
         "winners": list(state.winners),
         "tie_break": state.tie_break_due,
@@ -164,10 +164,10 @@ def to_public(view: GameView) -> dict[str, Any]:
             for p in view.players
         ],
         "rounds": [
-            round_public(r) | {"started_at": _maybe_timestamp(t.started_at), "duration_s": t.duration_s}
+            round_public(r) | {"started_at": maybe_timestamp(t.started_at), "duration_s": t.duration_s}
             for r, t in zip(state.rounds, times, strict=True)
         ],
-        "round_started_at": _maybe_timestamp(game.round_started_at),
+        "round_started_at": maybe_timestamp(game.round_started_at),
         "table_id": game.table_id,
     }
 

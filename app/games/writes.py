@@ -1,8 +1,8 @@
 """The write transaction every change to a game shares, and what a write answers.
 
 One transaction per change: the write lock (BEGIN IMMEDIATE on SQLite, the game's row lock on
-PostgreSQL), the edit key checked, a repeated Idempotency-Key answered with the first answer (a key
-rotation's replay looked up before the key check), If-Match checked, the change (asked of
+PostgreSQL), the edit key checked, a repeated Idempotency-Key answered again (the game as it now
+stands, app.idempotency; a key rotation's replay looked up before the key check), If-Match checked, the change (asked of
 app.rules.scoring by the use case), the version bumped, the replay record kept, COMMIT, and only then
 "game X is at version N" published (on PostgreSQL the other processes hear it by a NOTIFY sent after
 the COMMIT: app.live_pg). Run once more when the connection drops before COMMIT.
@@ -33,7 +33,18 @@ from app.games.results import record_results
 from app.games.viewcache import ViewCache
 from app.games.views import GameView, load_view, missing_game, scored_view
 from app.i18n import _
-from app.idempotency import ROTATE, WRITE, Idempotency, Record, Replays, restore, snapshot
+from app.idempotency import (
+    NOTHING_MADE,
+    ROTATE,
+    WRITE,
+    Idempotency,
+    Made,
+    Record,
+    Replays,
+    reference,
+    referenced,
+    restore,
+)
 from app.live import Broker
 from app.models import Game, Round, RoundScore, utcnow
 from app.preconditions import etag_matches
@@ -46,7 +57,6 @@ from app.security import Credential, key_matches
 
 log = logging.getLogger("blitzboard.games")
 
-NO_TIME = RoundTime()
 # The write's statements, built once: plain Core on the write's connection, never the ORM's unit of
 # work (whose flush works out again, on every save, what changed and how to write it).
 GAME_TABLE = Game.__table__  # type: ignore[attr-defined]
@@ -71,10 +81,11 @@ class Outcome:
     """What a write did, in the game's terms: the API route turns it into JSON (app.games.views.to_public),
     the pages read its fields."""
 
-    view: GameView  # the game as the write left it (a replay: as the first answer showed it)
+    view: GameView  # the game as the write left it (a replay of a write: as it now stands, app.idempotency)
     created: bool = False  # it made something new: a game, a round (the API answers 201)
     replayed: bool = False  # the first answer to this Idempotency-Key, again: nothing changed now
     edit_key: str | None = None  # a new edit key (a creation, a rotation, a handover): shown only here
+    made: Made = NOTHING_MADE  # the round it added, the start it set (a replay's too, wherever the game is now)
 
     @property
     def version(self) -> int:
@@ -202,11 +213,11 @@ class GameWriter:
             loaded = _columns(game)
             if replay and rotate_to is not None:
                 record = self.replays.find_rotation(game_id, replay.key, replay.mac, game.version)
-                if record is not None and (outcome := self.replayed(record, replay.idempotency, strict=False)):
+                if record is not None and (outcome := self.replayed(record, replay.idempotency, game, strict=False)):
                     return outcome
             guard.check(game)
             if replay and (record := self.replays.find(game_id, replay.key, replay.mac)):
-                return self.replayed(record, replay.idempotency)
+                return self.replayed(record, replay.idempotency, game)
             check_version(game, if_match)
             before = self._before(game)
             started = game.round_started_at
@@ -226,6 +237,8 @@ class GameWriter:
             if view.state.over and game.round_started_at is not None:
                 game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
             self._update_game(game, loaded)
+            moved = game.round_started_at is not None and game.round_started_at != started
+            made = Made(len(played) if created else None, game.round_started_at if moved else None)
             if replay:
                 self.replays.remember(
                     game_id,
@@ -233,20 +246,14 @@ class GameWriter:
                     replay.mac,
                     replay.operation,
                     201 if created else 200,
-                    snapshot(
-                        game,
-                        before.players,
-                        [scores for _, scores in played],
-                        [view.times.get(round_id, NO_TIME) for round_id, _ in played],
-                    ),
+                    reference(made),
                     game.version,
                     edit_key=rotate_to,
                     idempotency=replay.idempotency,
                     game_id=game_id,
                 )
-            moved = game.round_started_at is not None and game.round_started_at != started
             done["start_ms"] = epoch_ms(game.round_started_at) if moved else None
-            return Outcome(view, created=created, edit_key=rotate_to)
+            return Outcome(view, created=created, edit_key=rotate_to, made=made)
 
         outcome = write_transaction(session, work)
         if outcome.replayed:
@@ -333,14 +340,25 @@ class GameWriter:
         self.session.connection().execute(SCORE_INSERT, rows)
         return scores
 
-    def replayed(self, record: Record, idempotency: Idempotency, *, strict: bool = True) -> Outcome | None:
-        """The first answer again, rebuilt from the record (None, if not `strict`, when its seal is broken)."""
-        game, players, played, times = restore(record.snapshot)
-        view = scored_view(game, players, played, times)
+    def replayed(
+        self, record: Record, idempotency: Idempotency, now: Game | None = None, *, strict: bool = True
+    ) -> Outcome | None:
+        """The first answer again (None, if not `strict`, when its seal is broken). A write's record (a
+        reference) answers the game `now` (just locked), which is the first answer while its version is the
+        record's; a creation's, and a write's made before references, the game as its snapshot kept it."""
+        made = referenced(record.snapshot)
+        if made is None:
+            game, players, played, times = restore(record.snapshot)
+            view = scored_view(game, players, played, times)
+            made = Made(len(played) if record.status_code == 201 else None, game.round_started_at)
+        elif now is None:
+            raise RuntimeError("a write's record is replayed with its game, locked")
+        else:
+            view = self._before(now)
         edit_key = None
         if record.sealed_key is not None:
             try:
-                edit_key = self.replays.edit_key(record, idempotency, game.id)
+                edit_key = self.replays.edit_key(record, idempotency, view.game.id)
             except SealBroken:
                 log.warning("an idempotency record's sealed key did not open (scope %s): refused", record.scope)
                 if not strict:
@@ -348,4 +366,4 @@ class GameWriter:
                 raise ReplayUnavailable(
                     _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
                 ) from None
-        return Outcome(view, created=record.status_code == 201, replayed=True, edit_key=edit_key)
+        return Outcome(view, created=record.status_code == 201, replayed=True, edit_key=edit_key, made=made)

@@ -31,6 +31,7 @@ WRITES_WAITING = N_(
     "Too many changes are waiting for the database right now: nothing was changed. Try again in {seconds} s."
 )
 
+
 class WriteQueue:
     """This process's writes: how many are in the app, and who waits for a turn (one event loop)."""
 

@@ -16,6 +16,7 @@ from fastapi.responses import Response
 
 from app.answers import ChangePublic, GameCreated, GamePublic, PresetPublic, RoundStarted
 from app.games.changes import public
+from app.games.views import maybe_timestamp
 from app.games.writes import Outcome
 from app.http.jsonanswer import JSONAnswer
 from app.http.jsonbody import StrictJsonRoute
@@ -67,7 +68,7 @@ def _answer(
     body: dict[str, Any] | None = None,
 ) -> JSONAnswer:
     """The write's answer: the whole game (201 when it made something new), or with `Prefer:
-    return=minimal` the body cut to `shape` (app.minimal), a replay's too (from the first answer, rebuilt)."""
+    return=minimal` the body cut to `shape` (app.minimal), a replay's too."""
     headers = {"ETag": f'"{outcome.version}"'}
     if outcome.created and outcome.edit_key is not None:  # a new game: where it is
         location = str(request.url_for("get_game", game_id=outcome.game_id))
@@ -202,9 +203,10 @@ def add_round(
     # exclude_none: a round without a time fingerprints as it always did (a retry across an upgrade still matches).
     idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json", exclude_none=True))
     outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
-    # Where the new round is corrected or deleted: the last round of the game as this answer shows it.
-    where = str(request.url_for("replace_round", game_id=outcome.game_id, number=len(outcome.view.round_ids)))
-    return _answer(outcome, request, minimal, saved_round(), where)
+    # Where the new round is corrected or deleted (a replay's too, whatever was added since).
+    number = outcome.made.round or len(outcome.view.round_ids)
+    where = str(request.url_for("replace_round", game_id=outcome.game_id, number=number))
+    return _answer(outcome, request, minimal, saved_round(number), where)
 
 
 @router.post(
@@ -229,9 +231,11 @@ def start_round(
 ) -> Response:
     idempotency = Idempotency.of(idempotency_key, "POST /start")
     outcome = games.start_round(game_id, credential, if_match=if_match, idempotency=idempotency)
-    # server_now as it answers (a replay's too): the clock a client compares its own with.
+    # blitz_at: the start this request set, even when a replay finds that round saved since; server_now as
+    # it answers (a replay's too): the clock a client compares its own with.
     body = game_body(request, outcome)
-    body |= {"blitz_at": body["round_started_at"], "server_now": _now()}
+    blitz_at = maybe_timestamp(outcome.made.started_at) or body["round_started_at"]
+    body |= {"blitz_at": blitz_at, "server_now": _now()}
     return _answer(outcome, request, minimal, started, body=body)
 
 

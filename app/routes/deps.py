@@ -60,8 +60,9 @@ IdempotencyKey = Annotated[
         alias="Idempotency-Key",
         min_length=1,
         max_length=255,
-        description="Send the same key to retry a write safely: the first answer comes back and nothing "
-        "changes twice. Keys are kept for at least 24 hours, per game.",
+        description="Send the same key to retry a write safely: nothing changes twice, and the retry gets the "
+        "first answer's status and Location with the game as it now stands (the first answer itself while nothing "
+        "else changed the game). Keys are kept for at least 24 hours, per game.",
     ),
 ]
 IfMatch = Annotated[

@@ -869,15 +869,20 @@ def test_every_write_is_idempotent(client: TestClient, played: GameHandle, index
     assert played.get() == after_first  # the retry changed nothing (a second DELETE would remove round 2)
 
 
-def test_retry_after_a_later_change_still_returns_the_first_answer(client: TestClient, played: GameHandle):
+def test_retry_after_a_later_change_answers_the_game_as_it_now_stands(client: TestClient, played: GameHandle):
+    # The round is saved once; the retry learns so, and gets the game as a read would give it now.
     first = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "slow-network"})
     assert first.status_code == 201
+    assert played.add_round(SMALL_ROUND).status_code == 201
     assert client.patch(game_url(played.id), json={"name": "Later"}, headers=played.auth).status_code == 200
     before = played.get()
     retry = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "slow-network", "If-Match": '"1"'})
-    assert (retry.status_code, retry.json()) == (201, first.json())
-    assert retry.json()["version"] == 3 and before["version"] == 4
+    assert (retry.status_code, retry.json()) == (201, before)
+    assert retry.headers["Location"] == first.headers["Location"]  # the round it made, not the last one
+    assert retry.headers["ETag"] == f'"{before["version"]}"' and retry.headers["Idempotent-Replayed"] == "true"
     assert played.get() == before
+    minimal = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "slow-network", "Prefer": "return=minimal"})
+    assert minimal.json()["round"] == before["rounds"][len(first.json()["rounds"]) - 1]
 
 
 @pytest.mark.parametrize(

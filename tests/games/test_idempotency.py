@@ -27,9 +27,10 @@ from sqlmodel import Session, select
 from app import idempotency as replay_store
 from app.config import Settings
 from app.games import writes as use_cases
+from app.games.views import load_view
 from app.main import create_app
 from app.migrations import upgrade
-from app.models import IdempotencyRecord
+from app.models import Game, IdempotencyRecord
 from app.sealing import SealBroken, Sealer, default_secret_file, load_secret
 from tests.helpers import (
     API,
@@ -336,36 +337,104 @@ def stored_bytes(app: FastAPI) -> int:
     return int(row[0])
 
 
-def test_fifty_corrections_of_a_long_game_store_less_than_ten_times_what_was_sent(client: TestClient, app: FastAPI):
+@pytest.fixture
+def played(make_game) -> GameHandle:
+    """The worked example's players with a far target and one round played."""
+    handle = make_game(rules={"target": 1000})
+    assert handle.add_round(SMALL_ROUND).status_code == 201
+    return handle
+
+
+def fifty_corrections(client: TestClient, app: FastAPI, rounds: int) -> tuple[int, int, int]:
+    """50 corrections of a game of `rounds` rounds, each with a fresh Idempotency-Key: the bytes the
+    records store, the bytes sent (bodies and keys), and the bytes answered."""
     game_body: dict[str, Any] = {"players": WORKED_EXAMPLE_PLAYERS, "rules": {"target": 10_000}}
     game = GameHandle(client, client.post(f"{API}/games", json=game_body).json())
-    for n in range(100):
+    for n in range(rounds):
         assert game.add_round([(n % 20, 0), (5, 3), (4, 6), (2, 9)]).status_code == 201
-    sent = 0
-    answered = 0
-    last = None
+    before = stored_bytes(app)
+    sent = answered = 0
     for n in range(50):
         body = json.dumps(game.scores([(n % 30, 0), (7, 2), (3, 5), (1, 10)])).encode()
         key = f"correction-{n:03d}"
         sent += len(body) + len(key)
-        last = client.put(
-            game_url(game.id, f"/rounds/{n + 1}"),
+        response = client.put(
+            game_url(game.id, f"/rounds/{n % rounds + 1}"),
             content=body,
             headers=game.auth | {"Idempotency-Key": key, "Content-Type": "application/json"},
         )
-        assert last.status_code == 200, last.text
-        answered += len(last.content)
-    stored = stored_bytes(app)
-    assert len(records(app)) == 50
-    assert stored < 10 * sent, (stored, sent)
-    assert stored < answered / 10  # a record is a small fraction of the answer it replays
-    assert last is not None
-    replay = client.put(
-        game_url(game.id, "/rounds/50"),
-        content=json.dumps(game.scores([(49 % 30, 0), (7, 2), (3, 5), (1, 10)])).encode(),
-        headers=game.auth | {"Idempotency-Key": "correction-049", "Content-Type": "application/json"},
+        assert response.status_code == 200, response.text
+        answered += len(response.content)
+    return stored_bytes(app) - before, sent, answered
+
+
+def test_a_write_s_record_stores_about_what_was_sent_whatever_the_game_s_length(client: TestClient, app: FastAPI):
+    short = fifty_corrections(client, app, 1)
+    long = fifty_corrections(client, app, 100)
+    assert long[0] == short[0]  # the same bytes on a game of 1 round and of 100
+    stored, sent, answered = long
+    assert stored < 2 * sent, (stored, sent)  # the key and request as two HMACs, the scope, the version
+    assert stored < answered / 100
+
+
+def test_a_replay_while_nothing_else_changed_is_the_first_answer(client: TestClient, played: GameHandle):
+    first = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "lost-answer"})
+    again = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "lost-answer"})
+    assert (again.status_code, again.json(), again.headers["Location"]) == (
+        201,
+        first.json(),
+        first.headers["Location"],
     )
-    assert replay.json() == last.json()
+    assert again.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
+    assert again.headers["ETag"] == first.headers["ETag"]
+
+
+def test_a_replay_after_the_round_was_deleted_answers_the_game_whole(client: TestClient, played: GameHandle):
+    # Its minimal form needs the round it made, which is gone: the whole game, the preference not applied.
+    headers = {"Idempotency-Key": "made-then-deleted", "Prefer": "return=minimal"}
+    first = played.add_round(SMALL_ROUND, **headers)
+    number = first.json()["round"]["number"]
+    assert client.delete(game_url(played.id, f"/rounds/{number}"), headers=played.auth).status_code == 200
+    retry = played.add_round(SMALL_ROUND, **headers)
+    assert retry.status_code == 201 and retry.headers["Idempotent-Replayed"] == "true"
+    assert "Preference-Applied" not in retry.headers and "Prefer" in retry.headers["Vary"]
+    assert retry.json() == played.get()  # the game as it now stands, without the round
+    assert retry.headers["Location"] == first.headers["Location"]
+
+
+def test_a_start_s_replay_after_the_game_ended_still_says_when_blitz_was(client: TestClient, make_game):
+    game = make_game(rules={"target": 10})
+    headers = game.auth | {"Idempotency-Key": "start-1"}
+    first = client.post(game_url(game.id, "/start"), headers=headers)
+    assert first.status_code == 200 and first.json()["blitz_at"] is not None
+    assert game.add_round([(20, 0), (5, 3), (4, 6), (2, 9)]).status_code == 201  # decided: no round runs
+    retry = client.post(game_url(game.id, "/start"), headers=headers)
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.json()["status"] == "finished" and retry.json()["round_started_at"] is None  # as it now stands
+    assert retry.json()["blitz_at"] == first.json()["blitz_at"] == first.json()["round_started_at"]
+    minimal = client.post(game_url(game.id, "/start"), headers=headers | {"Prefer": "return=minimal"})
+    assert minimal.json()["blitz_at"] == first.json()["blitz_at"]
+
+
+def test_a_record_made_before_references_still_replays_its_first_answer(
+    client: TestClient, app: FastAPI, played: GameHandle
+):
+    # Records kept the whole game's inputs until references; those still in a database (48 hours at most
+    # after an upgrade) answer as before: the first answer, even after the game moved on.
+    first = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "before-the-upgrade"})
+    with Session(app.state.engine) as session:
+        game = session.get(Game, played.id)
+        view = load_view(session, game)
+        blob = replay_store.snapshot(game, view.players, [scores for _, scores in view.played()])
+        session.execute(text("UPDATE idempotency_record SET snapshot = :blob"), {"blob": blob})
+        session.commit()
+    assert played.add_round(SMALL_ROUND).status_code == 201
+    retry = played.add_round(SMALL_ROUND, **{"Idempotency-Key": "before-the-upgrade"})
+    assert (retry.status_code, retry.json(), retry.headers["Location"]) == (
+        201,
+        first.json(),
+        first.headers["Location"],
+    )
 
 
 # --- rounds per game ------------------------------------------------------------------------------
