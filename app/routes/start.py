@@ -125,6 +125,9 @@ async def create_game_page(request: Request, games: GamesDep) -> Response:
     action = form.get("action", "preset" if picked else "start")
     names = [form.get(f"player-{i}", "") for i in range(count)]
     starts = [form.get(f"start-{i}", "") for i in range(count)]
+    if action == "start":  # a last field left empty (one more asked for by Enter, then none typed) is no player
+        while len(names) > low and not names[-1].strip() and not starts[-1].strip():
+            del names[-1], starts[-1]
     typed = _Typed(form, names, starts, binding)
 
     if action == "add" and count < scoring.MAX_PLAYERS:

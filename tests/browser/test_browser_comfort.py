@@ -82,7 +82,7 @@ def test_text_meets_wcag_aa_contrast(phones: Phones, server: Server, scheme: str
     page.goto(game.view_path)
     checked += page.evaluate(CONTRAST, TEXT)
     page.goto("/")
-    page.locator("#new-game button[value=start]").click()  # mistakes: the error messages show
+    page.locator("#new-game button.primary[value=start]").click()  # mistakes: the error messages show
     expect(page.locator("#new-game .field-error").first).to_be_visible()
     checked += page.evaluate(CONTRAST, TEXT)
     assert len(checked) > 50

@@ -260,3 +260,22 @@ def test_a_save_is_confirmed_with_undo_and_a_correction_without(keeper: TestClie
     # A stale or made-up confirmation in the address says nothing.
     for query in ("?saved=7", "?saved=0", "?corrected=9"):
         assert BeautifulSoup(keeper.get(f"/g/{game.id}/score{query}").text, "html.parser").select("#done") == []
+
+
+def test_a_last_name_field_left_empty_is_no_player_but_one_between_names_is_a_mistake(client: TestClient):
+    # Enter on a filled last name makes one more field (app.js); Start with it still empty plays without it.
+    made = client.post(
+        "/games",
+        data={"player_count": "3", "player-0": "Ana", "player-1": "Ben", "player-2": " ", "action": "start"},
+        follow_redirects=False,
+    )
+    assert made.status_code == 303, made.text
+    game_id = made.headers["Location"].split("/")[2]
+    assert [p["name"] for p in client.get(f"/api/v1/games/{game_id}").json()["players"]] == ["Ana", "Ben"]
+    refused = client.post(
+        "/games", data={"player_count": "3", "player-0": "Ana", "player-1": "", "player-2": "Cy", "action": "start"}
+    )
+    assert refused.status_code == 422
+    form = BeautifulSoup(refused.text, "html.parser").select_one("form#new-game")
+    assert form is not None and form.select_one("#player-1-error") is not None
+    assert form.select_one("#player-2")["value"] == "Cy"  # what was typed stays

@@ -1,0 +1,89 @@
+"""The start page's first minute on a phone: names typed with Enter ("next") only, or tapped field by field."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import Phones, Server
+
+pytestmark = pytest.mark.browser
+
+KEEPER = re.compile(r"/g/([^/]+)/score(\?saved=\d+#game)?$")
+
+
+def players_of(page: Page, server: Server) -> list[str]:
+    """The names of the game the page is the scorekeeper's page of, as the API has them."""
+    page.wait_for_url(KEEPER)
+    match = KEEPER.search(page.url)
+    assert match is not None
+    game = httpx.get(f"{server.url}/api/v1/games/{match.group(1)}").json()
+    return [p["name"] for p in game["players"]]
+
+
+def test_names_typed_with_enter_only_make_the_game_as_typed(phones: Phones, server: Server):
+    # "Ana ⏎ Ben ⏎ Cy ⏎" gave "Ana", an empty Player 2 and "BenCy": Enter was the form's first button.
+    page = phones.page()
+    page.goto("/")
+    page.get_by_label("Player 1", exact=True).tap()
+    for name in ("Ana", "Ben", "Cy"):
+        page.keyboard.type(name)
+        page.keyboard.press("Enter")
+    expect(page.get_by_label("Player 4", exact=True)).to_be_focused()  # a name typed on the last: one more
+    expect(page.get_by_label("Player 3", exact=True)).to_have_value("Cy")
+    expect(page.locator("[data-player-count]")).to_have_text("(4 of 8)")
+    page.keyboard.press("Enter")  # the new one left empty: on to Start
+    start = page.get_by_role("button", name="Start game")
+    expect(start).to_be_focused()
+    expect(start).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    assert players_of(page, server) == ["Ana", "Ben", "Cy"]  # the empty fourth is no player
+
+
+def test_names_tapped_without_enter_make_the_game_as_typed(phones: Phones, server: Server):
+    # An iPhone's keyboard has no Enter to rely on: tap each field, "+ Add player", then Start.
+    page = phones.page()
+    page.goto("/")
+    for number, name in enumerate(["Ana", "Ben"], start=1):
+        page.get_by_label(f"Player {number}", exact=True).tap()
+        page.keyboard.type(name)
+    page.get_by_role("button", name="+ Add player").tap()
+    expect(page.get_by_label("Player 3", exact=True)).to_be_focused()
+    page.keyboard.type("Cy")
+    page.get_by_role("button", name="Start game").tap()
+    assert players_of(page, server) == ["Ana", "Ben", "Cy"]
+
+
+def test_enter_keeps_what_was_typed_in_the_rest_of_the_form(phones: Phones, server: Server):
+    # A fourth name typed with Enter gets its own starting score, and Enter in the game's name starts the
+    # game: never "+ Add player" or ✕, the form's first buttons.
+    page = phones.page()
+    page.goto("/")
+    page.get_by_text("Starting scores").tap()
+    page.get_by_label("Player 1", exact=True).tap()
+    for name in ("Ana", "Ben", "Cy"):
+        page.keyboard.type(name)
+        page.keyboard.press("Enter")
+    page.keyboard.type("Dee")
+    expect(page.get_by_label("Starting score — Dee", exact=True)).to_be_visible()
+    page.get_by_label("Starting score — Dee", exact=True).fill("7")
+    page.get_by_label("Game name").fill("Friday")
+    page.get_by_label("Game name").press("Enter")
+    assert players_of(page, server) == ["Ana", "Ben", "Cy", "Dee"]
+    match = KEEPER.search(page.url)
+    assert match is not None
+    game = httpx.get(f"{server.url}/api/v1/games/{match.group(1)}").json()
+    assert game["name"] == "Friday" and [p["starting_score"] for p in game["players"]] == [0, 0, 0, 7]
+
+
+def test_enter_without_javascript_starts_the_game(phones: Phones, server: Server):
+    # The form's first submit button is an unseen Start: Enter never adds, removes or re-posts.
+    page = phones.page(java_script_enabled=False)
+    page.goto("/")
+    page.get_by_label("Player 1", exact=True).fill("Ana")
+    page.get_by_label("Player 2", exact=True).fill("Ben")
+    page.get_by_label("Player 2", exact=True).press("Enter")
+    assert players_of(page, server) == ["Ana", "Ben"]
