@@ -251,7 +251,9 @@ def number(value: int | float, digits: int | None = None) -> str:
     """1234 as "1,234", "1 234" or "1.234". Whole numbers under 1,000 are written alike in every
     language we speak (no grouping, ASCII digits), and pages print thousands of them (a long game's
     history): those skip Babel. `digits`: exactly that many decimals ("12.0", "12,3"), for averages
-    that a table lists one under the other."""
+    that a table lists one under the other. A negative number has a real minus (U+2212), as `signed`
+    writes round points, so a total of "−8" reads like the round's "−8" beside it (the CSV export keeps
+    ASCII: it writes its own numbers)."""
     if digits is not None:
         # Halves away from zero, as people round by hand (26.25 is "26.3", not Babel's banker's "26.2"),
         # and a real minus, as `signed` writes round points: "−5.0" lines up under "12.5" in a column.
@@ -260,8 +262,8 @@ def number(value: int | float, digits: int | None = None) -> str:
             text = format_decimal(value, format="#,##0." + "0" * digits if digits else "#,##0", locale=_locale())
         return text.replace("-", MINUS)
     if type(value) is int and -1000 < value < 1000:
-        return str(value)
-    return format_decimal(value, locale=_locale())
+        return str(value) if value >= 0 else MINUS + str(-value)
+    return format_decimal(value, locale=_locale()).replace("-", MINUS)
 
 
 def percent(value: float) -> str:

@@ -38,9 +38,9 @@
     var digits = numberFormat ? numberFormat.format(Math.abs(points)) : String(Math.abs(points));
     return (points > 0 ? "+" : points < 0 ? "\u2212" : "") + digits;
   }
-  // A total as the server's `num` filter writes it ("-5", "1,234").
+  // A total as the server's `num` filter writes it ("−5", "1,234": a real minus, as `signed` has).
   function number(value) {
-    return numberFormat ? numberFormat.format(value) : String(value);
+    return (value < 0 ? "\u2212" : "") + (numberFormat ? numberFormat.format(Math.abs(value)) : String(Math.abs(value)));
   }
 
   // --- round entry: steppers, "Blitz!", live points -------------------------------------------

@@ -24,7 +24,7 @@ def test_a_correction_is_logged_live_on_the_view_page_and_reverted_with_one_tap(
     viewer.goto(game.view_path)
     expect(viewer.locator("#live[sse-connect] #game")).to_have_count(1)
     expect(viewer.locator("#changes")).to_have_count(0)  # nothing changed yet: no section
-    expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
+    expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "1", "−5", "−11"])
 
     keeper.get_by_role("link", name="Edit round 1").click()
     expect(keeper.get_by_role("heading", name="Correct round 1")).to_be_visible()
@@ -38,7 +38,7 @@ def test_a_correction_is_logged_live_on_the_view_page_and_reverted_with_one_tap(
     line = viewer.locator("#changes li.change").first
     expect(line).to_contain_text("Round 1 corrected at")
     expect(line).to_contain_text("Ben, Blitz 4 → 3")
-    expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "3", "-5", "-11"])
+    expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "3", "−5", "−11"])
     expect(line.locator("time")).to_have_text(re.compile(r"^\d{1,2}:\d{2}( ?[AP]M)?$"))  # local, not "UTC"
     expect(viewer.locator("#changes button")).to_have_count(0)
 
@@ -46,7 +46,7 @@ def test_a_correction_is_logged_live_on_the_view_page_and_reverted_with_one_tap(
         "button", name=re.compile(r"^Revert: Round 1 corrected")
     ).click()
     expect(keeper.locator("#changes li.change").first).to_contain_text("Round 1 reverted at")
-    expect(scoreboard(keeper).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
+    expect(scoreboard(keeper).locator(".total")).to_have_text(["12", "1", "−5", "−11"])
     expect(viewer.locator("#changes li.change").first).to_contain_text("Ben, Blitz 3 → 4")
-    expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
+    expect(scoreboard(viewer).locator(".total")).to_have_text(["12", "1", "−5", "−11"])
     assert [s["blitz"] for s in game.read()["rounds"][0]["scores"]] == [0, 4, 6, 8]

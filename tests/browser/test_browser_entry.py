@@ -80,7 +80,7 @@ def test_a_round_of_four_in_eleven_interactions_without_scrolling(phones: Phones
 
     expect(page.get_by_role("status").filter(has_text="Round 2 saved.")).to_be_in_viewport()
     expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_have_count(0)
-    expect(scoreboard(page).locator(".total")).to_have_text(["22", "1", "-8", "-17"])
+    expect(scoreboard(page).locator(".total")).to_have_text(["22", "1", "−8", "−17"])
     assert hands.count <= 11, hands.count
     assert scroll_y(page) == 0  # nothing needed scrolling, and the save scrolled nothing
     for total in scoreboard(page).locator(".total").all():

@@ -26,7 +26,7 @@ def test_a_save_confirms_with_undo_and_shows_the_new_totals(phones: Phones, serv
     page.get_by_role("button", name="Save round").click()
     done = page.get_by_role("status").filter(has_text="Round 1 saved.")
     expect(done).to_be_in_viewport()  # pinned to the screen; nothing else moves (the form stays under the thumb)
-    expect(scoreboard(page).locator(".total")).to_have_text(["12", "1", "-5", "-11"])
+    expect(scoreboard(page).locator(".total")).to_have_text(["12", "1", "−5", "−11"])
     done.get_by_role("button", name="Undo").click()
     expect(scoreboard(page).locator(".total")).to_have_text(["0", "0", "0", "0"])
     expect(page.locator("#history li[data-round]")).to_have_count(0)
@@ -106,5 +106,5 @@ def test_enter_moves_to_the_next_field_and_only_the_last_one_saves(phones: Phone
     page.keyboard.type("1")
     page.keyboard.press("Enter")  # the last field's Enter saves the round
     expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_be_visible()
-    expect(scoreboard(page).locator(".total")).to_have_text(["4", "1", "0", "-1"])
+    expect(scoreboard(page).locator(".total")).to_have_text(["4", "1", "0", "−1"])
     assert page.locator("#round-entry input.num").last.get_attribute("enterkeyhint") == "done"

@@ -183,7 +183,7 @@ def test_nerts_to_a_lower_target_played_on_a_phone(phones: Phones):
 
     # Centre up to 52 (1–5 could grow), pile up to 13 (so 1 could: 10–13).
     enter_round(page, 1, fields, ["18", out["Ana"], "14", "5", "9", "8"])  # +18, +4, −7
-    expect_standings(page, ["Ana 18", "Ben 4", "Cy -7"])
+    expect_standings(page, ["Ana 18", "Ben 4", "Cy −7"])
     enter_round(page, 2, fields, ["6", "12", "22", out["Ben"], "16", "2"])  # −18, +22, +12
     expect_standings(page, ["Ben 26", "Cy 5", "Ana 0"])
     enter_round(page, 3, fields, ["35", "3", "12", "4", "45", out["Cy"]])  # +29, +4, +45

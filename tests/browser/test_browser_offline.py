@@ -171,7 +171,7 @@ def test_three_rounds_saved_offline_survive_closing_and_arrive_once_in_order(pho
     rounds = ["Round 2: Ana +8 · Ben +1", "Round 3: Ana −5 · Ben +9", "Round 4: Ana +12 · Ben −12"]
     expect(page.locator("#offline-queue .pending-rounds li")).to_have_text(rounds)
     # The standings with them, marked as pending: Ana 10 + 8 − 5 + 12, Ben −1 + 1 + 9 − 12.
-    expect(scoreboard(page).locator("[data-total]")).to_have_text(["25pending", "-3pending"])
+    expect(scoreboard(page).locator("[data-total]")).to_have_text(["25pending", "−3pending"])
     expect(page.locator("#offline-note")).to_contain_text("Offline — last updated")
 
     # Closed, and opened again without a connection: the kept page, with the three rounds still waiting.
@@ -181,7 +181,7 @@ def test_three_rounds_saved_offline_survive_closing_and_arrive_once_in_order(pho
     expect(page.locator("#offline-note")).to_contain_text("Offline — last updated")
     expect(page.locator(".round-count")).to_have_text("· after round 1")
     expect(page.locator("#offline-queue .pending-rounds li")).to_have_text(rounds)
-    expect(scoreboard(page).locator("[data-total]")).to_have_text(["25pending", "-3pending"])
+    expect(scoreboard(page).locator("[data-total]")).to_have_text(["25pending", "−3pending"])
     assert len(page.evaluate(QUEUED)) == 3
 
     # Online: sent oldest first, once each; the page shows the game as the server has it.
@@ -197,10 +197,10 @@ def test_three_rounds_saved_offline_survive_closing_and_arrive_once_in_order(pho
         [(12, 0, 25), (0, 6, -3)],
     ]
     assert page.evaluate(QUEUED) == []
-    expect(scoreboard(page).locator("[data-total]")).to_have_text(["25", "-3"])
+    expect(scoreboard(page).locator("[data-total]")).to_have_text(["25", "−3"])
     # Another phone watching sees the same.
     watcher.goto(game.view_path)
-    expect(scoreboard(watcher).locator("[data-total]")).to_have_text(["25", "-3"])
+    expect(scoreboard(watcher).locator("[data-total]")).to_have_text(["25", "−3"])
     # And the same again after a reload: nothing more was sent.
     page.reload()
     expect(page.locator(".round-count")).to_have_text("· after round 4")
@@ -324,7 +324,7 @@ def test_discarding_after_a_conflict_keeps_the_other_keepers_game(phones: Phones
     expect(page.locator("#offline-queue-status")).to_contain_text("The game changed on another phone")
     page.get_by_role("button", name="Discard mine").click()
     expect(page.locator("#offline-queue")).to_have_count(0)
-    expect(scoreboard(page).locator("[data-total]")).to_have_text(["1", "-2"])
+    expect(scoreboard(page).locator("[data-total]")).to_have_text(["1", "−2"])
     assert server_rounds(game) == [[(1, 0, 1), (2, 2, -2)]]
     assert page.evaluate(QUEUED) == []
 

@@ -308,8 +308,11 @@ def test_the_page_says_its_language(app, cookie: str | None, accept: str | None,
     assert page.select_one("html")["lang"] == lang
     switch = page.select("header form.lang-switch button[name=lang]")
     assert [(b["value"], b["lang"], b["aria-label"], b.get("aria-current")) for b in switch] == [
-        (code, code, name, "true" if code == lang else None) for code, name in i18n.LANGUAGES.items()
+        (code, code, f"{code.upper()} — {name}", "true" if code == lang else None)
+        for code, name in i18n.LANGUAGES.items()
     ]
+    # The accessible name holds the text shown (axe: label-content-name-mismatch).
+    assert all(b["aria-label"].startswith(b.get_text(strip=True)) for b in switch)
 
 
 def test_the_switch_works_without_javascript_and_comes_back_to_the_page(client: TestClient, make_game):

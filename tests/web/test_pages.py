@@ -140,7 +140,7 @@ def scoreboard(page: BeautifulSoup) -> list[dict[str, str]]:
 
 
 def totals_of(page: BeautifulSoup) -> dict[str, int]:
-    return {row["name"]: int(row["total"]) for row in scoreboard(page)}
+    return {row["name"]: int(row["total"].replace("\u2212", "-")) for row in scoreboard(page)}  # a real minus on the page
 
 
 def history(page: BeautifulSoup) -> list[list[str]]:
@@ -616,7 +616,7 @@ def test_delete_asks_first_and_later_rounds_move_up(client: TestClient):
     assert response.status_code == 303
     assert response.headers["location"] == table.url
     page = table.page()
-    assert history(page) == [["1", "+10 10 10/0", "+1 1 5/2"], ["2", "+1 11 1/0", "−8 -7 2/5"]]
+    assert history(page) == [["1", "+10 10 10/0", "+1 1 5/2"], ["2", "+1 11 1/0", "−8 −7 2/5"]]
     assert totals_of(page) == {"Ana": 11, "Ben": -7}
     # The same confirmation posted again is stale now: 409 and nothing more is deleted.
     response = table.submit(form)
@@ -673,7 +673,7 @@ def test_a_tie_at_the_top_under_play_on_calls_for_a_tie_break_round(client: Test
     assert table.save_round([(1, 0), (3, 0), (0, 10)], page).status_code == 303
     page = table.page()
     assert text(page.select_one("#banner h2")) == "🏆 Ben wins with 78!"
-    assert texts(page.select("#banner .final-totals li")) == ["Ben 78", "Ana 76", "Cy -26"]
+    assert texts(page.select("#banner .final-totals li")) == ["Ben 78", "Ana 76", "Cy −26"]
     assert page.select_one("#round-entry") is None
 
 
