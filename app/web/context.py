@@ -160,6 +160,7 @@ class Scoreboard:
     colour: dict[int, int]  # each player's colour: their seat
     names: dict[int, str]
     chances: list[str]  # "Ana wins next round with +9 or more", per player in reach
+    last_points: dict[int, int]  # each player's points in the last round (none before the first)
     # Dutch Blitz's own words (Dutch cards, Blitz pile, "Blitz!"); the other card games say "centre"
     # and "pile", and their countdown ends in "Go!".
     blitz_words: bool
@@ -320,6 +321,7 @@ def _scoreboard(view: GameView) -> Scoreboard:
         colour={p.id: i for i, p in enumerate(view.players)},
         names=view.player_names(),
         chances=_chances(view),
+        last_points={s.player_id: s.points for s in view.state.rounds[-1].scores} if view.state.rounds else {},
         blitz_words=view.rules.preset in BLITZ_WORDS,
     )
 

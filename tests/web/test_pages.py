@@ -140,7 +140,9 @@ def scoreboard(page: BeautifulSoup) -> list[dict[str, str]]:
 
 
 def totals_of(page: BeautifulSoup) -> dict[str, int]:
-    return {row["name"]: int(row["total"].replace("\u2212", "-")) for row in scoreboard(page)}  # a real minus on the page
+    return {
+        row["name"]: int(row["total"].replace("\u2212", "-")) for row in scoreboard(page)
+    }  # a real minus on the page
 
 
 def history(page: BeautifulSoup) -> list[list[str]]:
@@ -383,11 +385,19 @@ def test_the_worked_example_played_without_javascript(worked: Table):
 
     page = worked.page()
     assert scoreboard(page) == [
+        # Once the game is over, "to go" means nothing more: only those who reached the target say so.
         {"rank": "1", "name": "Ana", "total": "80", "to_go": "reached 75", "leader": "leader"},
         {"rank": "2", "name": "Ben", "total": "78", "to_go": "reached 75", "leader": ""},
-        {"rank": "3", "name": "Cy", "total": "31", "to_go": "44 to go", "leader": ""},
-        {"rank": "4", "name": "Dee", "total": "15", "to_go": "60 to go", "leader": ""},
+        {"rank": "3", "name": "Cy", "total": "31", "to_go": "", "leader": ""},
+        {"rank": "4", "name": "Dee", "total": "15", "to_go": "", "leader": ""},
     ]
+    assert texts(page.select("#scoreboard .last-points")) == [
+        "last round: +22",
+        "last round: +8",
+        "last round: +1",
+        "last round: −5",
+    ]
+    assert [text(s) for s in page.select("#scoreboard .last-points .visually-hidden")] == ["last round:"] * 4
     assert page.select_one("#scoreboard li.leader .leader-mark") is not None
     assert [p["value"] for p in page.select("#scoreboard progress")] == ["75", "75", "31", "15"]
     assert texts(page.select("#history li[data-round='1'] .who")) == NAMES
