@@ -460,6 +460,15 @@
   // A refused save: the first field in error (or the form's message) is focused, so it is in view and
   // read out. A save: confirmed at the bottom of the screen; a winning one brings the banner into
   // view. "Edit round N": the correction form, its first field focused.
+  // Whether the round just saved was sent from the keyboard (Enter in a field, Enter or Space on Save)
+  // rather than by a tap or a click: the last of these in the round form says.
+  var savedByKeyboard = false;
+  document.addEventListener("keydown", function (event) {
+    if ((event.key === "Enter" || event.key === " ") && event.target.closest && event.target.closest(".round-form")) {
+      savedByKeyboard = true;
+    }
+  });
+  document.addEventListener("pointerdown", function () { savedByKeyboard = false; });
   function showWhatHappened(event) {
     var config = event.detail.requestConfig;
     var game = document.getElementById("game");
@@ -479,6 +488,12 @@
       // The game is decided (or tied): its banner, at the top, is what happened. Otherwise nothing
       // moves: the scorekeeper's thumb stays on the form for the next round, under the confirmation.
       document.getElementById("banner").scrollIntoView({ block: "start" });
+    } else if (done && savedByKeyboard) {
+      // Saved from the keyboard (Enter, or Save reached with Tab): the next round's first field, not
+      // sixteen Tabs back to it. A tap leaves the focus alone (no phone keyboard popping up).
+      savedByKeyboard = false;
+      var next = game.querySelector("#round-entry input.num");
+      if (next) next.focus();
     } else if (config.verb === "get" && /[?&]edit=\d+/.test(config.path)) {
       var first = game.querySelector("#round-entry input:not([type=hidden])");
       if (first) {
@@ -547,10 +562,11 @@
     focusedId = active && active.id && document.getElementById("game") && document.getElementById("game").contains(active)
       ? active.id : null;
   });
-  document.addEventListener("htmx:afterSettle", function () {
-    if (!focusedId || !isKeeperPage()) return;
-    var again = document.getElementById(focusedId);
-    focusedId = null;
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var config = event.detail.requestConfig, id = focusedId;
+    focusedId = null;  // a refresh answered but not swapped in (nothing newer) left one: never for another swap
+    if (!id || !isKeeperPage() || !config || !config.elt || config.elt.id !== "live-refresh") return;
+    var again = document.getElementById(id);
     if (again && document.activeElement !== again && (document.activeElement === document.body || !document.activeElement)) {
       again.focus({ preventScroll: true });
     }

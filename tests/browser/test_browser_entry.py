@@ -170,3 +170,27 @@ def test_ben_s_blitz_count_fixed_in_three_taps_without_scrolling_sideways(phones
     expect(ben.locator(".cards")).to_have_text("9 / 3")
     expect(ben.locator(".points")).to_have_text("+3")
     assert game.read()["rounds"][0]["scores"][1]["blitz"] == 3
+
+
+def test_a_round_saved_from_the_keyboard_leaves_the_cursor_in_the_next_round(phones: Phones, server: Server):
+    # Keyboard only: Enter saves, and the next round's first field has the cursor (it took 16 Tabs back).
+    game = api_game(server, NAMES)
+    page = phones.page()
+    page.goto(game.edit_url)
+    dutch(page, "Ana").focus()
+    page.keyboard.type("12")  # complete: on to Ana's Blitz count, and so on as typed
+    page.keyboard.type("0947658")
+    expect(page.get_by_role("button", name="Save round")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status").filter(has_text="Round 1 saved.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Round 2")).to_be_visible()
+    expect(dutch(page, "Ana")).to_be_focused()
+    page.keyboard.type("5")
+    expect(dutch(page, "Ana")).to_have_value("5")
+    # A tap on Save leaves the focus alone: no phone keyboard pops up over the scores (nor does the field
+    # that had the focus when a refresh came and brought nothing newer).
+    fill_round(page, NAMES, [(10, 0), (6, 3), (5, 4), (4, 5)])
+    page.get_by_role("button", name="Save round").tap()
+    expect(page.get_by_role("status").filter(has_text="Round 2 saved.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Round 3")).to_be_visible()
+    expect(dutch(page, "Ana")).not_to_be_focused()
