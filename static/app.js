@@ -107,6 +107,36 @@
     }
   });
 
+  // Share: the header's Share link (game.html) goes to the Share box at the bottom of the page, where a
+  // page without JavaScript jumps. Here it opens that same box over the page, in the dialog just after
+  // it (#share-sheet, _share.html): moved in while the dialog is open, back before it when it closes
+  // (✕, Escape, a tap beside it), so the page holds one box. "Share…" hands the view link to the
+  // phone's own share sheet where the browser has one; a share cancelled there says nothing, one that
+  // fails copies the link instead. Copy stays for every browser.
+  var shareSheet = document.getElementById("share-sheet"), shareOpen = document.getElementById("share-open");
+  if (shareSheet && shareOpen && shareSheet.showModal) {
+    shareOpen.setAttribute("aria-haspopup", "dialog");
+    shareOpen.addEventListener("click", function (event) {
+      event.preventDefault();
+      shareSheet.append(document.getElementById("share"));
+      shareSheet.showModal();
+    });
+    shareSheet.addEventListener("close", function () { shareSheet.before(document.getElementById("share")); });
+    shareSheet.addEventListener("click", function (event) {
+      if (event.target === shareSheet || event.target.hasAttribute("data-share-close")) shareSheet.close();
+    });
+  }
+  var shareButton = document.querySelector("[data-share]");
+  if (shareButton && navigator.share) {
+    shareButton.parentNode.hidden = false;
+    shareButton.addEventListener("click", function () {
+      var link = shareButton.dataset.share;
+      navigator.share({ title: shareButton.dataset.title, url: document.getElementById(link).value }).catch(function (error) {
+        if (!error || error.name !== "AbortError") document.querySelector("[data-copy='" + link + "']").click();
+      });
+    });
+  }
+
   // The − + buttons, for those who prefer them to typing: a choice this phone remembers.
   var STEPPERS = "blitzboard.steppers";
   function steppers(on) {
