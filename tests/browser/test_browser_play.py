@@ -90,7 +90,9 @@ def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones
     expect(banner.get_by_role("button", name="Rematch")).to_be_visible()
     expect(scoreboard(page).locator(".name bdi")).to_have_text(["Ana", "Ben", "Cy", "Dee"])
     expect(scoreboard(page).locator(".rank")).to_have_text(["1", "2", "3", "4"])
-    expect(page.locator("#scoreboard li.leader .name")).to_have_text("Ana ★")
+    expect(page.locator("#scoreboard li.leader .name")).to_have_text(
+        "Ana ★ last round: +22"
+    )  # the last round beside the name, said in words
     expect(page.locator("#round-entry")).to_have_count(0)
     expect(page.locator("#history li[data-round] .points")).to_have_text(["+22", "+8", "+1", "−5"])
     expect(page.locator("#chart polyline")).to_have_count(4)
@@ -178,7 +180,7 @@ def test_correct_a_past_round_and_undo_the_last_one(phones: Phones, server: Serv
     dutch(page, "Ana").fill("20")
     expect(points(page, "Ana")).to_have_text("+20")
     page.get_by_role("button", name="Save correction").click()
-    expect(scoreboard(page).locator(".name")).to_have_text(["Ana ★", "Ben"])
+    expect(scoreboard(page).locator(".name")).to_have_text(["Ana ★ last round: −2", "Ben last round: +8"])
     expect(scoreboard(page).locator(".total")).to_have_text(["18", "9"])
     expect(page.get_by_role("heading", name="Round 3")).to_be_visible()
     expect(page.locator("#history li[data-round='1'] .points")).to_have_text(["+20", "+1"])
