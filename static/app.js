@@ -187,74 +187,6 @@
     }
   });
 
-  // The start page: Enter (a keyboard's, or the phone keyboard's "next") on a player's name moves to the
-  // next name; on the last one, a name typed makes one more field (as "+ Add player" would, without a
-  // request) and an empty one (or the eighth) moves on to "Start game". Enter in another field
-  // starts the game, as a form's Enter submits it: never as its first button (✕ or "+ Add player").
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "Enter" || event.isComposing) return;
-    var input = event.target;
-    var form = input.closest && input.closest("#new-game");
-    if (!form || input.tagName !== "INPUT") return;
-    event.preventDefault();
-    var start = form.querySelector("button.primary[value='start']");
-    if (!/^player-\d+$/.test(input.name)) {
-      if (start) start.click();
-      return;
-    }
-    var names = Array.prototype.filter.call(form.querySelectorAll("input"), function (field) {
-      return /^player-\d+$/.test(field.name);
-    });
-    var at = names.indexOf(input);
-    if (at < names.length - 1) {
-      names[at + 1].focus();
-    } else if (input.value.trim() && form.querySelector("button[value='add']")) {
-      addNameField(form, input, names.length).focus();
-    } else if (start) {
-      start.focus();
-      start.scrollIntoView({ block: "nearest" });
-    }
-  });
-
-  // One more name field, made here (no request, so nothing typed meanwhile lands in the wrong name), as the
-  // server draws it: a copy of the last one numbered on, and its starting score when those are shown. The
-  // next post of the form (a game picked, ✕, Start) sends it like any other; one left empty is no player.
-  function addNameField(form, last, index) {
-    var renumber = function (text) { return text.replace(/\d+/, String(index + 1)); };
-    var row = last.closest("li").cloneNode(true);
-    var field = row.querySelector("input");
-    var label = row.querySelector("label");
-    Array.prototype.forEach.call(row.querySelectorAll(".field-error"), function (error) { error.remove(); });
-    ["aria-invalid", "aria-describedby", "autofocus"].forEach(function (name) { field.removeAttribute(name); });
-    field.id = field.name = "player-" + index;
-    field.value = "";
-    label.htmlFor = field.id;
-    label.textContent = renumber(label.textContent);
-    var remove = row.querySelector("button[value^='remove-']");
-    if (remove) remove.value = "remove-" + index;
-    last.closest("li").after(row);
-    var startField = form.querySelector("#start-" + (index - 1));
-    if (startField) {
-      var startRow = startField.closest(".inline-field").cloneNode(true);
-      var score = startRow.querySelector("input");
-      var scoreLabel = startRow.querySelector("label");
-      Array.prototype.forEach.call(startRow.querySelectorAll(".field-error"), function (error) { error.remove(); });
-      score.removeAttribute("aria-invalid");
-      score.id = score.name = "start-" + index;
-      score.value = "";
-      scoreLabel.htmlFor = score.id;
-      scoreLabel.dataset.nameOf = field.id;
-      scoreLabel.dataset.unnamed = renumber(scoreLabel.dataset.unnamed);
-      scoreLabel.textContent = phrase("starting_score", { name: scoreLabel.dataset.unnamed });
-      startField.closest(".inline-field").after(startRow);
-    }
-    form.querySelector("input[name=player_count]").value = String(index + 1);
-    var count = form.querySelector("[data-player-count]");
-    if (count) count.textContent = count.textContent.replace(/\d+/, String(index + 1));
-    if (index + 1 >= 8) form.querySelector("button[value='add']").remove();
-    return field;
-  }
-
   // A typed count that cannot grow any more (a Dutch 0, 5–9 or two digits; a Blitz 0, 2–9 or 10: no
   // digit more fits under the field's maximum) moves on by itself. Only typing does: not a deletion,
   // not the − + buttons.
@@ -285,9 +217,6 @@
     // "Undo last round" in the history), so it covers none of the rows at the bottom of the screen.
     var done = form && document.getElementById("done");
     if (done) done.remove();
-    // The start page: a starting score's label names the player as their name is typed.
-    var label = event.target.id && document.querySelector("[data-name-of='" + event.target.id + "']");
-    if (label) label.textContent = phrase("starting_score", { name: event.target.value.trim() || label.dataset.unnamed });
   });
 
   // --- live view: htmx's SSE extension follows the game (see game.html); this adds what it lacks ----

@@ -262,7 +262,9 @@ def test_share_editing_and_make_a_new_edit_link(phones: Phones, server: Server):
     save_round(next_keeper, 1)
 
     # The first phone makes a new edit link (a plain form post): the other phone's key stops working,
-    # and its open page turns into the view page, saying why.
+    # and its open page turns into the view page, saying why. First the other phone's round reaches this
+    # page (its live refresh), or the swap can move the button from under the click.
+    expect(keeper.locator(".round-count")).to_have_text("· after round 1")
     keeper.get_by_role("button", name="Make a new edit link").click()
     keeper.wait_for_url(f"**/g/{game.id}/score?handover=1")
     expect(edit_link).not_to_have_value(game.edit_url)

@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Dialog, Page, expect
 from sqlalchemy import update
 
 from app.db import make_engine
@@ -141,3 +141,27 @@ def test_a_page_opened_mid_round_shows_the_running_time_without_a_countdown(phon
     # Nothing counted down, nothing buzzed: the round was already running.
     assert viewer.evaluate("window.__said") == [] and viewer.evaluate("window.__buzz") == []
     expect(viewer.locator("#round-timer")).not_to_have_attribute("data-blitz-fired", re.compile(".*"))
+
+
+def test_a_restart_asks_first_and_a_no_keeps_the_round_running(phones: Phones, server: Server):
+    game = api_game(server, ["Ana", "Ben"])
+    keeper = phones.page()
+    keeper.goto(game.edit_url)
+    keeper.get_by_role("button", name="Start round").click()
+    timer = keeper.locator("#round-timer")
+    expect(timer).to_have_attribute("data-blitz-at", re.compile(r"^\d+$"))
+    started = timer.get_attribute("data-blitz-at")
+    asked: list[str] = []
+
+    def say_no(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    keeper.once("dialog", say_no)
+    keeper.get_by_role("button", name="Restart round").click()
+    expect(keeper.get_by_role("button", name="Restart round")).to_be_enabled()
+    assert asked == ["Restart the round? Its time starts again after a new countdown."]
+    assert game.read()["round_started_at"] is not None and timer.get_attribute("data-blitz-at") == started
+    keeper.once("dialog", lambda dialog: dialog.accept())
+    keeper.get_by_role("button", name="Restart round").click()
+    expect(timer).not_to_have_attribute("data-blitz-at", started)  # a new countdown

@@ -311,6 +311,22 @@ def test_the_keeper_page_has_a_start_button_and_no_running_timer(keeper_of, make
     assert page.select_one("#game .game-head #round-timer") is not None  # on the title's line when it fits
 
 
+def test_start_round_reads_as_the_option_it_is_and_a_restart_asks_first(clock: Clock, keeper_of, make_game):
+    # Rounds are saved without it: a secondary button with what it does, never the page's primary action.
+    game = make_game()
+    keeper, path = keeper_of(game), f"/g/{game.id}/score"
+    page = html(keeper.get(path))
+    button = page.select_one("#round-timer form.start-round button")
+    assert button is not None and "primary" not in button["class"] and "secondary" in button["class"]
+    hint = page.select_one(f"#{button['aria-describedby']}")
+    assert hint is not None and "optional" in hint.get_text()
+    assert page.select_one("#round-timer form.start-round[hx-confirm]") is None  # nothing to lose yet
+    keeper.post(f"/g/{game.id}/start", data={"csrf": csrf_of(page)})
+    running = html(keeper.get(path)).select_one("#round-timer form.start-round")
+    assert running is not None and "Restart the round?" in running["hx-confirm"]
+    assert running.select_one("button").get_text(strip=True) == "Restart round"
+
+
 def test_the_start_form_works_without_javascript(clock: Clock, keeper_of, make_game):
     game = make_game()
     keeper, path = keeper_of(game), f"/g/{game.id}/score"

@@ -286,7 +286,8 @@ def test_what_app_js_says_comes_from_the_page_in_its_language(client: TestClient
     meta = page.select_one('meta[name="js-text"]')
     assert meta is not None
     said = json.loads(str(meta["content"]))
-    script = (ROOT / "static" / "app.js").read_text(encoding="utf-8")
+    # app.js and the start page's start.js, which says its words through app.js's phrase().
+    script = "".join((ROOT / "static" / name).read_text(encoding="utf-8") for name in ("app.js", "start.js"))
     used = set(re.findall(r'phrase\("(\w+)"', script))
     assert "copied" in used and "offline" in used  # the search sees app.js's words
     assert set(said) == used  # every word app.js says is on the page, and the page sends no other
