@@ -110,11 +110,16 @@ FAMILY_DEFAULTS = [getattr(Game(id="", edit_key_hash=""), name) for name in FAMI
 
 @dataclass(frozen=True, slots=True)
 class Made:
-    """What a write made that its answer names, whatever happened to the game since: the number of the
-    round it added (its Location), the round start it set (a start's `blitz_at`)."""
+    """What a write made that its answer names, whatever happened to the game since: the round it added
+    (its id, which a deletion of an earlier round does not change, as it does the numbers), the round
+    start it set (a start's `blitz_at`)."""
 
-    round: int | None = None
+    round_id: int | None = None
     started_at: datetime | None = None
+
+    def round_number(self, round_ids: list[int]) -> int | None:
+        """The number the round it added has in the game as it now stands (None: deleted since)."""
+        return round_ids.index(self.round_id) + 1 if self.round_id in round_ids else None
 
 
 NOTHING_MADE = Made()
@@ -124,7 +129,7 @@ def reference(made: Made) -> bytes:
     """A write's record: no copy of the game, only what it made. Plain JSON, where a snapshot is a zlib
     stream (which never begins with "{")."""
     started = made.started_at and as_utc(made.started_at).isoformat()
-    return json.dumps({"round": made.round, "start": started}, separators=(",", ":")).encode()
+    return json.dumps({"round": made.round_id, "start": started}, separators=(",", ":")).encode()
 
 
 def referenced(blob: bytes) -> Made | None:

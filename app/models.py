@@ -200,9 +200,10 @@ class RoundChange(SQLModel, table=True):
 class IdempotencyRecord(SQLModel, table=True):
     """What a retry of a write sent with an Idempotency-Key needs to get the first answer back.
 
-    Not the answer itself (a long game's answer is large, and a client can send many keys): the
-    game's inputs as they were after the write, compressed (`snapshot`), from which app.idempotency
-    rebuilds the same answer; and, for a creation or a key rotation, the new edit key sealed with
+    Not the answer itself (a long game's answer is large, and a client can send many keys): in
+    `snapshot`, a write's reference to what it made (app.idempotency.reference: its replay answers the
+    game as it now stands), or a creation's or import's game inputs, compressed, from which
+    app.idempotency rebuilds the same answer; and, for a creation or a key rotation, the new edit key sealed with
     AES-GCM under the server secret (`sealed_key`, app.sealing). The Idempotency-Key and the request's
     fingerprint are kept only as HMACs under that secret.
 

@@ -50,8 +50,12 @@
     field.value = "";
     label.htmlFor = field.id;
     label.textContent = renumber(label.textContent);
+    field.removeAttribute("value");  // the copied name's, which a reset or a page restored from cache would bring back
     var remove = row.querySelector("button[value^='remove-']");
-    if (remove) remove.value = "remove-" + index;
+    if (remove) {
+      remove.value = "remove-" + index;
+      remove.setAttribute("aria-label", renumber(remove.getAttribute("aria-label")));
+    }
     last.closest("li").after(row);
     var startField = form.querySelector("#start-" + (index - 1));
     if (startField) {
@@ -62,6 +66,7 @@
       score.removeAttribute("aria-invalid");
       score.id = score.name = "start-" + index;
       score.value = "";
+      score.removeAttribute("value");
       scoreLabel.htmlFor = score.id;
       scoreLabel.dataset.nameOf = field.id;
       scoreLabel.dataset.unnamed = renumber(scoreLabel.dataset.unnamed);

@@ -238,7 +238,7 @@ class GameWriter:
                 game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
             self._update_game(game, loaded)
             moved = game.round_started_at is not None and game.round_started_at != started
-            made = Made(len(played) if created else None, game.round_started_at if moved else None)
+            made = Made(played[-1][0] if created else None, game.round_started_at if moved else None)
             if replay:
                 self.replays.remember(
                     game_id,
@@ -350,7 +350,7 @@ class GameWriter:
         if made is None:
             game, players, played, times = restore(record.snapshot)
             view = scored_view(game, players, played, times)
-            made = Made(len(played) if record.status_code == 201 else None, game.round_started_at)
+            made = Made(played[-1][0] if record.status_code == 201 and played else None, game.round_started_at)
         elif now is None:
             raise RuntimeError("a write's record is replayed with its game, locked")
         else:

@@ -203,10 +203,11 @@ def add_round(
     # exclude_none: a round without a time fingerprints as it always did (a retry across an upgrade still matches).
     idempotency = Idempotency.of(idempotency_key, "POST /rounds", data.model_dump(mode="json", exclude_none=True))
     outcome = games.add_round(game_id, credential, data, if_match=if_match, idempotency=idempotency)
-    # Where the new round is corrected or deleted (a replay's too, whatever was added since).
-    number = outcome.made.round or len(outcome.view.round_ids)
-    where = str(request.url_for("replace_round", game_id=outcome.game_id, number=number))
-    return _answer(outcome, request, minimal, saved_round(number), where)
+    # Where the new round is corrected or deleted: its number now (a replay's too, whatever was added or
+    # deleted since); none once it was deleted, and then the whole game (app.minimal.NotThere).
+    number = outcome.made.round_number(outcome.view.round_ids)
+    where = str(request.url_for("replace_round", game_id=outcome.game_id, number=number)) if number else None
+    return _answer(outcome, request, minimal, saved_round(number or 0), where)
 
 
 @router.post(
@@ -215,7 +216,8 @@ def add_round(
     responses=problem_responses(401, 403, 404, 409, 410, 412, 422, 429),
     summary="Start a round (the start signal)",
     description=f'"Blitz!" in {COUNTDOWN_S} seconds on every open page of the game: every event stream gets a '
-    "`start` event. Answers the game with `blitz_at` (also its `round_started_at`) and the server's clock "
+    "`start` event. Answers the game with `blitz_at` (its `round_started_at`; a retry's is still the start this "
+    "request set, even after the round was saved or started again) and the server's clock "
     "`server_now`, from which a client works out its own clock's offset. The next round saved takes this "
     "start as its `started_at`, and the time to its save as its `duration_s`. Starting again before then "
     "restarts the countdown. 409 once the game is over.",

@@ -18,7 +18,7 @@ from typing import Any
 
 from app.games.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
 from app.games.views import GameView
-from app.i18n import N_, _, join_names
+from app.i18n import N_, _, join_names, number
 from app.rules import scoring
 
 SHOWN = 10  # the latest changes on the page; every one is in the API
@@ -192,6 +192,8 @@ def _values(setting: str, old: dict[str, Any], new: dict[str, Any]) -> dict[str,
             return _(ENDS[value]) if value in ENDS else str(value)
         if isinstance(value, bool):
             return _("yes") if value else _("no")
+        if isinstance(value, int):
+            return number(value)  # "−2 → −3" with the pages' one minus sign
         return str(value)
 
     return {"old": shown(old.get(setting)), "new": shown(new.get(setting))}

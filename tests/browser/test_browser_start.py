@@ -53,6 +53,11 @@ def test_names_tapped_without_enter_make_the_game_as_typed(phones: Phones, serve
     page.get_by_role("button", name="+ Add player").tap()
     expect(page.get_by_label("Player 3", exact=True)).to_be_focused()
     page.keyboard.type("Cy")
+    # Enter on the last name now copies a row the server drew with its ✕: the copy's ✕ names its own row.
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("Player 4", exact=True)).to_be_focused()
+    expect(page.get_by_role("button", name="Remove player 4", exact=True)).to_have_count(1)
+    expect(page.get_by_role("button", name="Remove player 3", exact=True)).to_have_count(1)
     page.get_by_role("button", name="Start game").tap()
     assert players_of(page, server) == ["Ana", "Ben", "Cy"]
 

@@ -399,7 +399,22 @@ def test_a_replay_after_the_round_was_deleted_answers_the_game_whole(client: Tes
     assert retry.status_code == 201 and retry.headers["Idempotent-Replayed"] == "true"
     assert "Preference-Applied" not in retry.headers and "Prefer" in retry.headers["Vary"]
     assert retry.json() == played.get()  # the game as it now stands, without the round
-    assert retry.headers["Location"] == first.headers["Location"]
+    assert "Location" not in retry.headers  # it is nowhere any more
+
+
+def test_a_replay_names_its_own_round_after_an_earlier_one_was_deleted(client: TestClient, played: GameHandle):
+    # Numbers move up when a round is deleted: the retry names its round where it is now, never the
+    # round that took its old number.
+    headers = {"Idempotency-Key": "second-round", "Prefer": "return=minimal"}
+    first = played.add_round(SMALL_ROUND, **headers)
+    assert first.json()["round"]["number"] == 2 and first.headers["Location"].endswith("/rounds/2")
+    assert client.delete(game_url(played.id, "/rounds/1"), headers=played.auth).status_code == 200
+    assert played.add_round([(4, 0), (2, 4), (1, 6), (0, 8)]).status_code == 201  # now round 2
+    retry = played.add_round(SMALL_ROUND, **headers)
+    assert retry.status_code == 201 and retry.headers["Location"].endswith("/rounds/1")
+    mine = played.get()["rounds"][0]
+    assert retry.json()["round"] == mine and retry.headers["Preference-Applied"] == "return=minimal"
+    assert [s["dutch"] for s in mine["scores"]] == [dutch for dutch, _ in SMALL_ROUND]
 
 
 def test_a_start_s_replay_after_the_game_ended_still_says_when_blitz_was(client: TestClient, make_game):

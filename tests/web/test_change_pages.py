@@ -49,7 +49,7 @@ def test_the_view_page_lists_the_changes_newest_first_in_plain_words(client: Tes
     hhmm = [f"{t['datetime'][11:16]} UTC" for t in times]
     assert [text_of(t) for t in times] == hhmm
     assert lines(page) == [
-        f"Target changed at {hhmm[0]} : 1000 → 500",
+        f"Target changed at {hhmm[0]} : 1,000 → 500",  # numbers as the scoreboard writes them
         f"Round 1 deleted at {hhmm[1]} : Ana 3/0, Ben 2/4, Cy 1/6, Dee 0/8 (Dutch/Blitz cards)",
         f"Round 2 corrected at {hhmm[2]} : Ben , Blitz 2 → 1",
     ]
@@ -151,3 +151,10 @@ def test_a_forged_revert_is_refused_and_changes_nothing(app: FastAPI, keeper: Te
     )
     assert keeper.post(f"/g/{game.id}/changes/x/revert", data={"csrf": csrf_of(keeper, game.id)}).status_code == 422
     assert game.get() == before
+
+
+def test_a_rules_change_to_negative_points_reads_with_the_pages_minus(client: TestClient, game: GameHandle):
+    rules = {"rules": {"blitz_points": -3}}
+    assert client.patch(game_url(game.id), json=rules, headers=game.auth).status_code == 200
+    (line,) = lines(html(client.get(f"/g/{game.id}")))
+    assert line.endswith("−2 → −3"), line  # U+2212, as the scoreboard writes points

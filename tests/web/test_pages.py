@@ -199,7 +199,9 @@ def test_start_page_offers_two_player_fields_and_the_rules_behind_disclosures(cl
         assert form.select_one(f"details.options input[name={name}]") is not None
     assert [r["value"] for r in form.select("input[name=tie_break]")] == ["play_on", "shared"]
     assert form.select_one("input[name=tie_break][value=play_on]").has_attr("checked")
-    assert text(form.select_one("button[type=submit][value=start]")) == "Start game"
+    assert text(form.select_one("button.primary[type=submit][value=start]")) == "Start game"
+    unseen = form.select("button[type=submit]")[0]  # Enter's, without JavaScript: out of sight and of the tabs
+    assert unseen["value"] == "start" and "visually-hidden" in unseen["class"] and unseen["tabindex"] == "-1"
     assert page.select_one("#your-games") is not None
 
 
