@@ -15,7 +15,7 @@ GZIP = {"Accept-Encoding": "gzip"}
 def test_pages_reference_static_files_by_content_hash(client: TestClient):
     page = BeautifulSoup(client.get("/").text, "html.parser")
     urls = [tag.get("href") or tag.get("src") for tag in page.select("link[rel=stylesheet], link[rel=icon], script")]
-    assert len(urls) == 4
+    assert len(urls) == 5  # the stylesheet, the icon, htmx, app.js and the start page's start.js
     assert all(re.fullmatch(r"/static/[\w./-]+\?v=[0-9a-f]{12}", url) for url in urls), urls
 
 
