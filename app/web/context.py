@@ -327,8 +327,9 @@ def _scoreboard(view: GameView) -> Scoreboard:
 
 
 def _chances(view: GameView) -> list[str]:
-    """ "Ana wins next round with +9 or more", "Ben needs +21 and Ana under +9", per player in reach, in
-    the request's language."""
+    """ "Ana wins next round with +9 or more", "Ben wins next round with +21 or more if Ana stays under
+    +9", per player in reach, in the request's language (what "needs" and "under" meant had to be
+    guessed)."""
     names = view.player_names()
     lines = []
     for chance in what_it_takes(view.state, [p.id for p in view.players]):
@@ -337,10 +338,14 @@ def _chances(view: GameView) -> list[str]:
             lines.append(_("{name} wins next round with {points} or more").format(name=name, points=needs))
         else:
             others = join_names(
-                _("{name} under {points}").format(name=names[pid], points=signed(under))
+                _("{name} stays under {points}").format(name=names[pid], points=signed(under))
                 for pid, under in chance.others_under
             )
-            lines.append(_("{name} needs {points} and {others}").format(name=name, points=needs, others=others))
+            lines.append(
+                _("{name} wins next round with {points} or more if {others}").format(
+                    name=name, points=needs, others=others
+                )
+            )
     return lines
 
 

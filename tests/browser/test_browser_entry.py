@@ -121,12 +121,12 @@ def test_deleting_or_the_steppers_never_move_on(phones: Phones, server: Server):
     page.keyboard.type("1")
     page.keyboard.press("Backspace")
     expect(dutch(page, "Ana")).to_be_focused()
-    page.get_by_role("button", name="− + buttons").click()
+    page.get_by_role("button", name="Count with − +").click()
     page.get_by_role("button", name="One Dutch card more — Ana").click()
     expect(dutch(page, "Ana")).to_have_value("1")
     expect(page.get_by_role("button", name="One Dutch card more — Ana")).to_be_focused()
     page.reload()  # the choice is remembered on this phone
-    expect(page.get_by_role("button", name="− + buttons")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_role("button", name="Count with − +")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_role("button", name="One Dutch card more — Ana")).to_be_visible()
 
 

@@ -60,8 +60,8 @@ def open_round_entry(phones: Phones, server: Server, names: list[str], layout: s
     page = phones.page()
     page.goto(game.edit_url)
     if layout == "steppers":
-        page.get_by_role("button", name="− + buttons").click()
-        expect(page.get_by_role("button", name="− + buttons")).to_have_attribute("aria-pressed", "true")
+        page.get_by_role("button", name="Count with − +").click()
+        expect(page.get_by_role("button", name="Count with − +")).to_have_attribute("aria-pressed", "true")
     elif layout == "correction":
         game.add_round([(10, 0), (5, 2), (1, 1), (0, 4)])
         page.goto(f"/g/{game.id}/score?edit=1")

@@ -56,7 +56,7 @@ def test_create_and_play_the_worked_example_to_the_winners_banner(phones: Phones
     expect(points(page, "Ana")).to_have_text("+22")
 
     # Ben: mostly the − + buttons (tapped, as on a phone), which are a choice the phone remembers.
-    choice = page.get_by_role("button", name="− + buttons")
+    choice = page.get_by_role("button", name="Count with − +")
     expect(choice).to_have_attribute("aria-pressed", "false")
     expect(page.get_by_role("button", name="One Blitz card more — Ben")).to_be_hidden()
     choice.tap()
@@ -151,7 +151,7 @@ def test_a_mistake_is_shown_beside_the_field_and_can_be_corrected(phones: Phones
     assert game.read()["rounds"] == []
 
     # Fixed: saved, and the messages are gone.
-    page.get_by_role("button", name="− + buttons").click()
+    page.get_by_role("button", name="Count with − +").click()
     page.get_by_role("button", name="One Dutch card fewer — Ana").click()
     expect(dutch(page, "Ana")).to_have_value("40")
     dutch(page, "Ana").fill("5")

@@ -81,7 +81,7 @@ class Played:
             spread = {n: statistics.pstdev(r[s] for r in points) for s, n in enumerate(names)}
             steadiest = [n for n in names if spread[n] == min(spread.values())]
             if len(steadiest) < len(names):
-                lines.append(f"Steadiest: {joined(steadiest)}")
+                lines.append(f"Most even rounds: {joined(steadiest)}")
         return lines
 
 

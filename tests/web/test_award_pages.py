@@ -67,7 +67,7 @@ def test_a_dutch_blitz_game_won_from_behind_shows_all_four_awards(client: TestCl
         "best_round": "Best round: Cy, +30 in round 3",
         "most_calls": "Most Blitz calls: Cy (3)",
         "comeback": "Biggest comeback: Cy, from place 3 after round 2 to the win",
-        "steadiest": "Steadiest: Ben",
+        "steadiest": "Most even rounds: Ben",
     }
     assert [text(b) for b in page.select("#banner .awards bdi")] == ["Cy", "Cy", "Cy", "Ben"]
     # The awards come after the final totals, in the banner the scorekeeper and the TV see too.
@@ -127,7 +127,7 @@ def test_a_dutch_game_says_dutch_calls_and_counts_the_lowest_round_best(client: 
         "best_round": "Best round: Ana, 0 in round 1",
         "most_calls": "Most Dutch calls: Ana (3)",
         "comeback": "Biggest comeback: Ana, from place 3 after round 1 to the win",
-        "steadiest": "Steadiest: Ana",
+        "steadiest": "Most even rounds: Ana",
     }
 
 

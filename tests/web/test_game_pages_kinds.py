@@ -305,7 +305,7 @@ def test_the_31_view_shows_hearts_the_county_and_who_is_out(client: TestClient, 
     ana = row(page, game, 0)
     assert "♥" not in text(ana.select_one(".hearts"))
     assert "on the county" in text(ana.select_one(".lives-left")) and "out" not in ana["class"]
-    assert text(page.select_one("#scoreboard .rules-line")) == "3 lives each · last player in wins · with the county"
+    assert text(page.select_one("#scoreboard .rules-line")) == "3 lives each · last player in wins · with the county (no lives left: one more chance)"
     assert page.select("#scoreboard progress") == []
     play(game, *T31_ROUNDS[2])  # Ana loses on the county: out
     play(game, *T31_ROUNDS[3])  # Ben's 31 costs Cy a life

@@ -1258,3 +1258,14 @@ def test_the_share_box_links_to_the_csv_export_of_the_same_rounds(worked: Table,
     assert rows[0][:5] == ["round", "Ana dutch", "Ana blitz", "Ana points", "Ana total"]
     assert rows[1] == ["start", "", "", "", "58", "", "", "", "70", "", "", "", "30", "", "", "", "20"]
     assert rows[2] == ["1", "22", "0", "22", "80", "14", "3", "8", "78", "11", "5", "1", "31", "9", "7", "-5", "15"]
+
+
+def test_what_it_takes_with_two_in_reach_says_who_must_stay_under_what(client: TestClient, make_game):
+    # "Ana needs +15 and Ben under +20" left "needs" and "under" to be guessed: the line says the win.
+    players = [{"name": n, "starting_score": s} for n, s in (("Ana", 60), ("Ben", 55), ("Cy", 0), ("Dee", 0))]
+    game = make_game(players=players)
+    page = html(client.get(f"/g/{game.id}"))
+    said = [text(li) for li in page.select("#what-it-takes li")]
+    assert len(said) == 2, said
+    assert re.fullmatch(r"Ana wins next round with \+15 or more if Ben stays under \+\d+", said[0]), said
+    assert re.fullmatch(r"Ben wins next round with \+20 or more if Ana stays under \+\d+", said[1]), said
