@@ -1,4 +1,5 @@
-"""The start page: the new-game form (at a table too: `/?table={id}` ticks its roster), "Your games" and
+"""The start page: the new-game form (at a table too: `/?table={id}` offers its roster to tick, the people of
+its last game ticked), "Your games" and
 "Your tables" (what this browser keeps, from its cookies), and the "New table" form."""
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from app.security import (
     table_cookie_name,
     table_keeper_credential,
 )
+from app.tables.nights import last_players
 from app.tables.roster import MAX_PEOPLE, missing_table
 from app.web.forms import (
     NOT_A_NUMBER,
@@ -93,7 +95,10 @@ def start_page(request: Request, games: GamesDep, table: TableQuery = None) -> H
         if binding is None:
             raise missing_table(table)
         if binding["keeper"]:
-            new = new_game_form(players=1, table=binding)
+            # The last game's people ticked: a table night's next game is one tap (a new table: nobody).
+            again = last_players(games.session, binding["id"])
+            ticked = {p["field"]: "1" for p in binding["people"] if p["id"] in again}
+            new = new_game_form(values=ticked, players=1, table=binding)
         else:
             new["errors"] = {"form": [_(NOT_AT_TABLE)]}
     context = {"new": new, "new_table": new_table_form(), "your_games": rows, "your_tables": tables}

@@ -97,11 +97,12 @@ def field_error(page: BeautifulSoup, name: str) -> str:
 def start_at_table(
     client: TestClient, table_id: str, ticked: list[str], newcomers: list[str] | None = None, **fields: str
 ) -> httpx.Response:
-    """ "New game at this table" as a browser without JavaScript: tick people, type newcomers, start."""
+    """ "New game at this table" as a browser without JavaScript: tick people (the ones the page ticked, the
+    last game's, unticked first), type newcomers, start."""
     page = page_of(client, f"/?table={table_id}")
     form = page.select_one("form#new-game")
     assert form is not None
-    data = form_data(form)
+    data = {name: value for name, value in form_data(form).items() if not name.startswith("plays-")}
     for name in ticked:
         box = next(li.select_one("input") for li in form.select("#roster-picks li") if text(li) == name)
         data[str(box["name"])] = "1"
@@ -552,6 +553,35 @@ def test_new_game_at_the_table_with_people_and_a_newcomer(client: TestClient, ta
     assert [(row.select_one("a")["href"], text(row.select_one("a"))) for row in rows] == [
         (f"/g/{game_id}/score", "Ana, Cy and Eve")
     ]
+
+
+def ticked(page: BeautifulSoup) -> list[str]:
+    return texts([box.find_parent("label") for box in page.select("#roster-picks input[checked]")])
+
+
+def test_new_game_at_the_table_ticks_the_last_games_people(client: TestClient, table: str):
+    """A table night: the next game starts with the last one's people ticked, so Start is one tap."""
+    start_at_table(client, table, ["Ana", "Cy"], ["Eve"])
+    page = page_of(client, f"/?table={table}")
+    assert ticked(page) == ["Ana", "Cy", "Eve"]
+    assert [i["value"] for i in page.select(".players input[id^=player-]")] == [""]  # no newcomer yet
+    data = form_data(page.select_one("form#new-game")) | {"action": "start"}  # Start, as the page is
+    again = game_id_of(client.post("/games", data=data, follow_redirects=False))
+    assert [p["name"] for p in api_game(client, again)["players"]] == ["Ana", "Cy", "Eve"]
+    # the most recent game's people, whether it is finished or not
+    start_at_table(client, table, ["Ben", "Dee"])
+    assert ticked(page_of(client, f"/?table={table}")) == ["Ben", "Dee"]
+
+
+def test_a_form_back_with_a_mistake_keeps_the_ticks_the_user_changed(client: TestClient, table: str):
+    start_at_table(client, table, ["Ana", "Ben"])
+    data = form_data(page_of(client, f"/?table={table}").select_one("form#new-game"))
+    ana, dee = person_id(client, table, "Ana"), person_id(client, table, "Dee")
+    del data[f"plays-{ana}"]  # Ana goes home, Dee sits down
+    data |= {f"plays-{dee}": "1", f"start-p{dee}": "x", "action": "start"}
+    response = client.post("/games", data=data, follow_redirects=False)
+    assert response.status_code == 422
+    assert ticked(html(response)) == ["Ben", "Dee"]
 
 
 def test_a_newcomer_whose_name_is_on_the_roster_is_that_person(client: TestClient, table: str):
