@@ -28,8 +28,8 @@ from urllib.parse import urlencode
 from starlette.datastructures import QueryParams
 
 from app.i18n import _
+from app.tables.nights import TONIGHT
 
-TONIGHT = timedelta(hours=12)
 MONTH = timedelta(days=30)
 KEYS = ("tonight", "30d", "season", "all")  # the picker's order
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")

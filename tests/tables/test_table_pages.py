@@ -736,6 +736,40 @@ def test_the_view_pages_etag_follows_its_tables_name(client: TestClient, table: 
     assert text(html(response).select_one("#table-link a")) == "Table: Club"
 
 
+def tonight_line(browser: TestClient, path: str, **headers: str) -> tuple[str, str] | None:
+    line = page_of(browser, path, **headers).select_one("#banner p.tonight")
+    return None if line is None else (text(line), line.select_one("a")["href"])
+
+
+def test_the_game_over_banner_says_who_leads_tonight_at_the_table(client: TestClient, table: str, stranger: TestClient):
+    """Tonight's standings at the table in this game: the most wins (a tie shares the lead), with a link."""
+    first = game_id_of(start_at_table(client, table, ["Ana", "Ben"], target="10"))
+    assert tonight_line(client, f"/g/{first}/score") is None  # not over: no line (and no query for it)
+    play_to_the_end(client, first)  # the first seat wins: Ana
+    link = f"/t/{table}?period=tonight"
+    for browser, path, headers in [
+        (client, f"/g/{first}/score", {}),
+        (stranger, f"/g/{first}", {}),
+        (stranger, f"/g/{first}", HTMX),  # the live fragment too: the banner is in it
+        (stranger, f"/g/{first}?tv=1", {}),
+    ]:
+        assert tonight_line(browser, path, **headers) == (
+            "Tonight: Ana leads with 1 win. Tonight's standings",
+            link,
+        ), path
+    second = game_id_of(start_at_table(client, table, ["Ben", "Cy"], target="10"))
+    play_to_the_end(client, second)  # Ben: one win each (Ben in two games), so they share the lead
+    assert tonight_line(client, f"/g/{second}/score") == (
+        "Tonight: Ana and Ben share the lead with 1 win. Tonight's standings",
+        link,
+    )
+    third = game_id_of(start_at_table(client, table, ["Ana", "Dee"], target="10"))
+    play_to_the_end(client, third)
+    assert tonight_line(stranger, f"/g/{third}") == ("Tonight: Ana leads with 2 wins. Tonight's standings", link)
+    page = page_of(client, link)  # where the link goes: the same leader, first in tonight's standings
+    assert text(page.select_one("#stats table[data-preset=dutch_blitz] tbody tr th")) == "Ana"
+
+
 def test_a_game_of_its_own_is_as_before(client: TestClient, stranger: TestClient):
     data = {"player_count": "2", "player-0": "Ana", "player-1": "Ben", "target": "10", "action": "start"}
     game_id = game_id_of(client.post("/games", data=data, follow_redirects=False))
@@ -746,6 +780,8 @@ def test_a_game_of_its_own_is_as_before(client: TestClient, stranger: TestClient
         (stranger, f"/g/{game_id}?tv=1"),
     ]:
         assert page_of(browser, path).select("#table-link, .table-link") == [], path
+        assert page_of(browser, path).select_one("#banner h2") is not None, path
+        assert page_of(browser, path).select("#banner .tonight, #banner a[href^='/t/']") == [], path
     etag = stranger.get(f"/g/{game_id}").headers["ETag"]
     assert re.fullmatch(r'W/"\d+\.page\.en\.\w+\.[0-9a-f]{8}"', etag), etag  # as it always was: no table in it
     second = game_id_of(submit(client, page_of(client, f"/g/{game_id}/score").select_one("#banner form")))
