@@ -693,6 +693,34 @@ def test_a_rematch_needs_only_the_games_key(client: TestClient, table: str, stra
     assert len(api_table(client, table)["people"]) == 4
 
 
+def test_rematch_with_other_players_opens_the_start_page_with_the_games_people_and_rules(
+    client: TestClient, table: str
+):
+    game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"], target="10"))
+    play_to_the_end(client, game_id)
+    start_at_table(client, table, ["Cy", "Dee"])  # another game started since: not the one followed
+    link = page_of(client, f"/g/{game_id}/score").select_one("#banner .rematch-changes a")
+    assert link["href"].endswith(f"/?table={table}&after={game_id}")
+    page = page_of(client, f"/?table={table}&after={game_id}")
+    assert ticked(page) == ["Ana", "Ben"]
+    assert page.select_one("#target")["value"] == "10"
+    # Ben goes home, Eve sits down: she joins the table
+    data = form_data(page.select_one("form#new-game"))
+    del data[f"plays-{person_id(client, table, 'Ben')}"]
+    data |= {"player-0": "Eve", "action": "start"}
+    again = game_id_of(client.post("/games", data=data, follow_redirects=False))
+    game = api_game(client, again)
+    assert ([p["name"] for p in game["players"]], game["rules"]["target"]) == (["Ana", "Eve"], 10)
+    assert game["table_id"] == table
+    # a game of another table, or none, is ignored: the last game's people, the game's own rules
+    for after in ("nosuchgame", again[:-1] + "x"):
+        page = page_of(client, f"/?table={table}&after={after}")
+        assert ticked(page) == ["Ana", "Eve"]
+        assert page.select_one("#target")["value"] == ""
+    assert page_of(client, f"/g/{game_id}").select_one("#banner h2") is not None
+    assert page_of(client, f"/g/{game_id}").select("#banner .rematch-changes") == []  # the keeper's only
+
+
 def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, client: TestClient, table: str):
     """A rematch without the table's key: only its game's people, in their seats (app.tables.roster.RematchOf)."""
     game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"]))
