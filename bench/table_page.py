@@ -132,7 +132,8 @@ def seed(database_url: str, now: datetime) -> dict[int, Seeded]:
 def paths(seeded: Seeded) -> dict[str, str]:
     t = seeded.table_id
     return {
-        "table's page, all time": f"/t/{t}",
+        # All time named: the page opens on "Tonight" after a game of the last 12 hours (the seeded night).
+        "table's page, all time": f"/t/{t}?period=all",
         "table's page, tonight": f"/t/{t}?period=tonight",
         "person's page, all time": f"/t/{t}/p/{seeded.busiest}",
         "GET /stats (the standings it shows)": f"/api/v1/tables/{t}/stats",
@@ -175,7 +176,7 @@ def weigh(server: Server, tables: dict[int, Seeded]) -> dict[int, Load]:
                 context = browser.new_context(base_url=server.url, **PHONE)
                 page = context.new_page()
                 recorder = Recorder(context, page)
-                page.goto(f"/t/{seeded.table_id}", wait_until="load")
+                page.goto(f"/t/{seeded.table_id}?period=all", wait_until="load")  # its heaviest period
                 page.wait_for_selector("#stats", state="visible")
                 page.wait_for_timeout(SETTLE_S * 1000)
                 loads[size] = Load("table's page", "cold", recorder.take())

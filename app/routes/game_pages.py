@@ -47,6 +47,7 @@ from app.security import (
     set_edit_cookie,
     table_cookie_key,
 )
+from app.tables.nights import night_lead
 from app.tables.roster import RematchOf
 from app.web.changes import SHOWN
 from app.web.context import Done, GameData, Keeper
@@ -137,7 +138,8 @@ def _page_data(request: Request, games: Games, view: GameView) -> GameData:
     """What the scorekeeper's page shows besides the game, read here from the use case: its latest
     changes, and its table (the whole page only: a live refresh of the fragment reads nothing more)."""
     table = None if is_htmx(request) else game_table(games.session, view.game)
-    return GameData(view, games.changes(view.game.id, limit=SHOWN), table)
+    tonight = night_lead(games.session, view.game, view.state.over)  # a query only for a game over at a table
+    return GameData(view, games.changes(view.game.id, limit=SHOWN), table, tonight)
 
 
 def keeper_answer(

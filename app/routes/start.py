@@ -1,12 +1,13 @@
-"""The start page: the new-game form (at a table too: `/?table={id}` ticks its roster), "Your games" and
+"""The start page: the new-game form (at a table too: `/?table={id}` offers its roster to tick, the people of
+its last game ticked), "Your games" and
 "Your tables" (what this browser keeps, from its cookies), and the "New table" form."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -31,8 +32,10 @@ from app.security import (
     table_cookie_name,
     table_keeper_credential,
 )
+from app.tables.nights import last_players
 from app.tables.roster import MAX_PEOPLE, missing_table
 from app.web.forms import (
+    FLAGS,
     NOT_A_NUMBER,
     FormDict,
     TypedRules,
@@ -82,9 +85,17 @@ def _your_games(request: Request, games: Games) -> tuple[list[dict[str, Any]], l
 
 
 @router.get("/", response_class=HTMLResponse, name="start_page")
-def start_page(request: Request, games: GamesDep, table: TableQuery = None) -> HTMLResponse:
+def start_page(
+    request: Request,
+    games: GamesDep,
+    table: TableQuery = None,
+    after: Annotated[str | None, Query(max_length=32)] = None,
+) -> HTMLResponse:
     """The start page; `table`: its new-game form starts the game at that table ("New game at this
-    table"), for the browser that holds the table's key (any other is told why, and starts its own)."""
+    table"), for the browser that holds the table's key (any other is told why, and starts its own).
+    `after`: a game of that table to play again with changes ("Rematch with other players" on its
+    banner): its people ticked and its game and house rules filled in, instead of the last game's people.
+    An id that is no game of the table is ignored."""
     rows, stale = _your_games(request, games)
     tables, stale_tables = your_tables(request, games.session)
     new = new_game_form()
@@ -93,7 +104,17 @@ def start_page(request: Request, games: GamesDep, table: TableQuery = None) -> H
         if binding is None:
             raise missing_table(table)
         if binding["keeper"]:
-            new = new_game_form(players=1, table=binding)
+            # The last game's people ticked: a table night's next game is one tap (a new table: nobody).
+            preset, rules = scoring.DEFAULT_PRESET, {}
+            followed = [g for g in games.existing([after]) if g.table_id == binding["id"]] if after else []
+            if followed:
+                view = load_views(games.session, followed)[0]
+                again = {p.person_id for p in view.players}
+                preset, rules = view.rules.preset, _rules_as_typed(view.rules)
+            else:
+                again = last_players(games.session, binding["id"])
+            ticked = {p["field"]: "1" for p in binding["people"] if p["id"] in again}
+            new = new_game_form(preset, ticked | rules, players=1, table=binding)
         else:
             new["errors"] = {"form": [_(NOT_AT_TABLE)]}
     context = {"new": new, "new_table": new_table_form(), "your_games": rows, "your_tables": tables}
@@ -107,6 +128,16 @@ def start_page(request: Request, games: GamesDep, table: TableQuery = None) -> H
     for table_id in stale_tables:
         response.delete_cookie(table_cookie_name(table_id), path="/")
     return response
+
+
+def _rules_as_typed(rules: scoring.Rules) -> dict[str, str]:
+    """A game's house rules as the start page's fields hold them (app.web.forms.read_rules reads them back)."""
+    stored = scoring.public_rules(rules)
+    return {
+        name: ("1" if stored[name] else "") if name in FLAGS else str(stored[name])
+        for name in scoring.PARAMS[rules.kind]
+        if name in stored
+    }
 
 
 @router.post("/games", name="create_game_page")

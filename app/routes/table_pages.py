@@ -36,7 +36,7 @@ from app.web.forms import FormDict, read_form
 from app.web.periods import read_period
 from app.web.person import person_context
 from app.web.render import error_page, go, is_htmx, keeper_headers, render, too_many_page
-from app.web.tables import TableForm, table_context
+from app.web.tables import TableForm, table_context, table_period
 
 router = APIRouter(include_in_schema=False)
 
@@ -47,7 +47,7 @@ def table_page(request: Request, table_id: TableId, tables: TablesDep, share: bo
     so the forms' actions keep the period too). `share`: the keeper's "Share editing" shows the edit
     link (as a game's ?handover=1 does). The period is in the query (app.web.periods); a `from` that
     is no date comes back beside its field (422)."""
-    period = read_period(request.query_params, utcnow())
+    period = table_period(request, tables.session, table_id)
     context = table_context(request, tables.session, table_id, share=share, period=period)
     # The keeper's page carries the right to change the table (and with `share`, the key itself).
     headers = keeper_headers() if context["keeper"] else None
@@ -101,7 +101,7 @@ def _answer(
     messages either way."""
     if form is None and not is_htmx(request):
         # Back to the period the page showed (its forms post to it: app.web.tables.table_context).
-        period = read_period(request.query_params, utcnow())
+        period = table_period(request, tables.session, table_id)
         page = request.app.url_path_for("table_page", table_id=table_id) + period.query
         return RedirectResponse(page, status_code=303)
     context = table_context(request, tables.session, table_id, form=form)

@@ -18,6 +18,7 @@ from app.http.assets import build
 from app.preconditions import none_match
 from app.routes.deps import GameId, GamesDep
 from app.security import HANDED_OVER
+from app.tables.nights import night_lead
 from app.urls import absolute_url
 from app.web.changes import SHOWN
 from app.web.context import GameData, Viewer, game_page
@@ -69,7 +70,8 @@ def view_page(
     table = None if htmx else game_table(games.session, view.game)
     changes = () if tv else games.changes(view.game.id, limit=SHOWN)
     viewer = Viewer(tv=tv, handed_over=i18n.gettext(HANDED_OVER) if handed_over else None)
-    page_model = game_page(request, GameData(view, changes, table), viewer, page=page)
+    tonight = night_lead(games.session, view.game, view.state.over)  # a query only for a game over at a table
+    page_model = game_page(request, GameData(view, changes, table, tonight), viewer, page=page)
     response = render(request, "game.html", page_model.context(), fragment="_game.html")
     table_version = table.version if table else None
     response.headers.update(_view_headers(request, game_id, view.game.version, layout, htmx, table_version))

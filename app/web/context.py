@@ -28,6 +28,7 @@ from app.rules.outlook import what_it_takes
 from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.security import cookie_key, csrf_token
+from app.tables.nights import Lead
 from app.web.changes import SHOWN, ChangeLine, change_lines
 from app.web.chart import PHONE, TV, Chart, Size, build_chart
 from app.web.entry import RoundForm, RoundFormPart, round_form_part
@@ -76,11 +77,13 @@ def history_page(state: scoring.GameState, page: int = 1) -> HistoryPage:
 class GameData:
     """What a game page shows, as its route read it from the use case: the game, its latest logged
     changes (newest first, app.web.changes.SHOWN of them), and the table it is at (None for a game of
-    its own, and for the htmx fragment, which never shows it: a live refresh reads nothing more)."""
+    its own, and for the htmx fragment, which never shows it: a live refresh reads nothing more); for a
+    game over at a table, who leads tonight there (app.tables.nights.night_lead: its banner says it)."""
 
     view: GameView
     changes: Sequence[Change] = ()
     table: GameTable | None = None
+    tonight: Lead | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +153,20 @@ class AwardLine:
 
 
 @dataclass(frozen=True, slots=True)
+class Tonight:
+    """The game-over banner's "Tonight: Ana leads with 2 wins" at a table, and its link to tonight's standings."""
+
+    names: str  # joined in the request's language
+    wins: int
+    shared: bool  # several share the lead
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
 class BannerPart:
     banner: Banner | None
     awards: list[AwardLine]
+    tonight: Tonight | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +275,7 @@ def game_page(request: Request, data: GameData, reader: Keeper | Viewer, *, page
         fragment_url=request.app.url_path_for("keeper_page" if keeper else "view_page", game_id=view.game.id),
         table=_table_link(request, data.table),
         timer=_timer(view),
-        banner=_banner(view),
+        banner=_banner(view, _tonight(request, view, data.tonight)),
         scoreboard=_scoreboard(view),
         round_form=_round_form(view, keeper),
         chart=_chart(view, TV if viewer.tv else PHONE),
@@ -286,7 +300,14 @@ def _timer(view: GameView) -> Timer:
     )
 
 
-def _banner(view: GameView) -> BannerPart:
+def _tonight(request: Request, view: GameView, lead: Lead | None) -> Tonight | None:
+    if lead is None or view.game.table_id is None or not view.state.over:
+        return None
+    url = request.app.url_path_for("table_page", table_id=view.game.table_id) + "?period=tonight"
+    return Tonight(join_names(lead.names), lead.wins, len(lead.names) > 1, url)
+
+
+def _banner(view: GameView, tonight: Tonight | None = None) -> BannerPart:
     state = view.state
     names = view.player_names()
     banner = None
@@ -295,7 +316,7 @@ def _banner(view: GameView) -> BannerPart:
         banner = Banner(kind, join_names(names[w] for w in state.winners), state.totals[state.winners[0]])
     elif state.tie_break_due:
         banner = Banner("tie", join_names(names[w] for w in state.leaders), state.totals[state.leaders[0]])
-    return BannerPart(banner, award_lines(view))
+    return BannerPart(banner, award_lines(view), tonight)
 
 
 def award_lines(view: GameView) -> list[AwardLine]:

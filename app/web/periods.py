@@ -10,7 +10,9 @@ without JavaScript and can be shared.
   (the server does not know the viewer's time zone: east or west of UTC the season starts a few hours
   off their midnight). The viewer picks the day with `<input type=date>`; until they do, the form
   offers the first of January of this year.
-- "All time" (no query): every finished game, the default.
+- "All time" (no query, or `?period=all`): every finished game, the default; the table's page opens on
+  "Tonight" instead when one of its games finished in the last 12 hours (a table night: the route asks,
+  app.tables.nights), and its "All time" link then says `?period=all`.
 
 An unknown `period` shows all time (a stale or mangled link still shows the figures, marked as all
 time); a `from` that is not a date comes back beside the date field, with the figures of all time.
@@ -26,8 +28,8 @@ from urllib.parse import urlencode
 from starlette.datastructures import QueryParams
 
 from app.i18n import _
+from app.tables.nights import TONIGHT
 
-TONIGHT = timedelta(hours=12)
 MONTH = timedelta(days=30)
 KEYS = ("tonight", "30d", "season", "all")  # the picker's order
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -39,33 +41,35 @@ class Period:
     since: datetime | None  # the first moment that counts; None: from the first game
     day: str  # the season's first day as the form shows it (YYYY-MM-DD)
     error: str | None = None  # why the typed day was not taken
+    default: str = "all"  # the period the page shows without a query ("tonight" on a table night)
 
     @property
     def query(self) -> str:
         """The query string that picks this period again ("" for all time), for links and form actions."""
         if self.key == "season":
             return "?" + urlencode({"from": self.day})
-        if self.key in ("tonight", "30d"):
+        if self.key in ("tonight", "30d") or self.default != "all":
             return "?" + urlencode({"period": self.key})
         return ""
 
 
-def read_period(params: QueryParams, now: datetime) -> Period:
-    """The period a page's query asks for (`from` first: a season picked by its form)."""
+def read_period(params: QueryParams, now: datetime, default: str = "all") -> Period:
+    """The period a page's query asks for (`from` first: a season picked by its form); `default` ("all" or
+    "tonight"): what a query that picks none shows."""
     first_of_year = date(now.year, 1, 1).isoformat()
     if "from" in params:
         typed = params["from"].strip()[:40]
         day = _day(typed)
         if day is None:
             message = _("Pick the day the season began.") if not typed else _("That is not a date: pick a day.")
-            return Period("all", None, typed, message)
-        return Period("season", datetime(day.year, day.month, day.day, tzinfo=UTC), day.isoformat())
-    period = params.get("period")
+            return Period("all", None, typed, message, default)
+        return Period("season", datetime(day.year, day.month, day.day, tzinfo=UTC), day.isoformat(), None, default)
+    period = params.get("period", default)
     if period == "tonight":
-        return Period("tonight", now - TONIGHT, first_of_year)
+        return Period("tonight", now - TONIGHT, first_of_year, None, default)
     if period == "30d":
-        return Period("30d", now - MONTH, first_of_year)
-    return Period("all", None, first_of_year)
+        return Period("30d", now - MONTH, first_of_year, None, default)
+    return Period("all", None, first_of_year, None, default)
 
 
 def _day(typed: str) -> date | None:
@@ -81,7 +85,11 @@ def _day(typed: str) -> date | None:
 def period_links(path: str, period: Period) -> list[dict[str, object]]:
     """The picker's links (the season is its form), each with where it goes and whether it is shown now."""
     return [
-        {"key": key, "url": path + Period(key, None, period.day).query, "current": period.key == key}
+        {
+            "key": key,
+            "url": path + Period(key, None, period.day, None, period.default).query,
+            "current": period.key == key,
+        }
         for key in KEYS
         if key != "season"
     ]

@@ -22,9 +22,10 @@ from app.security import (
     key_matches,
     table_cookie_key,
 )
+from app.tables.nights import finished_since
 from app.tables.roster import missing_table, public_table
 from app.urls import absolute_url, table_urls
-from app.web.periods import Period, read_period
+from app.web.periods import TONIGHT, Period, read_period
 from app.web.presets import preset_name
 from app.web.render import is_htmx
 from app.web.share import qr_code
@@ -67,7 +68,7 @@ def table_context(
     table = session.get(CardTable, table_id)
     if table is None:
         raise missing_table(table_id)
-    period = period or read_period(request.query_params, utcnow())
+    period = period or table_period(request, session, table.id)
     body = public_table(session, table)
     key = table_keeper(request, table)
     names = {p["id"]: p["name"] for p in body["people"]}
@@ -90,6 +91,15 @@ def table_context(
         "edit_qr": qr_code(edit_url) if edit_url and not fragment_only else None,
         "new_game_url": request.app.url_path_for("start_page") + f"?table={table.id}",
     } | stats_context(request, session, table.id, period)
+
+
+def table_period(request: Request, session: Session, table_id: str) -> Period:
+    """The period the table's page shows: the query's, else "Tonight" on a table night (one of its games
+    finished in the last 12 hours: "Tonight" then counts at least that one), else all time. Asked on every
+    view, query or not, so the "All time" link of a table night says `?period=all`."""
+    now = utcnow()
+    night = finished_since(session, table_id, now - TONIGHT)
+    return read_period(request.query_params, now, default="tonight" if night else "all")
 
 
 def game_rows(

@@ -181,12 +181,14 @@ def test_a_night_at_the_table(phones: Phones):
     play(page, REMATCH)
     expect(page.locator("#banner h2")).to_have_text("🏆 Ben wins with 30!")
 
-    # The third: Ana and Cy with Dee, new to the table; a tie at the top shares the win.
+    # The third: Ana and Cy with Dee, new to the table; a tie at the top shares the win. The last game's
+    # people come ticked: Ben goes home (one tap).
     page.locator("#table-link a").tap()
     page.wait_for_url(table_url)
     page.get_by_role("link", name="New game at this table").tap()
-    page.get_by_role("checkbox", name="Ana").tap()
-    page.get_by_role("checkbox", name="Cy").tap()
+    for name in ("Ana", "Ben", "Cy"):
+        expect(page.get_by_role("checkbox", name=name)).to_be_checked()
+    page.get_by_role("checkbox", name="Ben").tap()
     page.get_by_label("New player 1", exact=True).fill("Dee")
     page.locator("summary", has_text="House rules").tap()
     page.get_by_label("Target score", exact=True).fill(str(TARGET))
@@ -223,16 +225,19 @@ def test_a_night_at_the_table(phones: Phones):
         expect(kept.nth(index).locator(".awards li")).to_have_text(game.awards())
     phones.screenshot(page, "table-night")
 
-    # "Tonight": htmx swaps the figures in place and the address says so; all three games are tonight's.
-    page.locator(".period-links a", has_text="Tonight").tap()
-    expect(page).to_have_url(table_url + "?period=tonight")
+    # A table night: the page opened on "Tonight" (all three games are tonight's). "All time": htmx swaps
+    # the figures in place and the address says so.
     expect(page.locator(".period-links a[aria-current=page]")).to_have_text("Tonight")
     expect(page.locator(".period-note")).to_have_text("Games that finished in the last 12 hours.")
-    expect(rows.locator("th")).to_have_text(people)
     fits(page, "the table's page, tonight")
-    page.go_back()  # the whole page again, all time (htmx keeps no copies: it reloads it)
-    expect(page).to_have_url(table_url)
+    page.locator(".period-links a", has_text="All time").tap()
+    expect(page).to_have_url(table_url + "?period=all")
     expect(page.locator(".period-links a[aria-current=page]")).to_have_text("All time")
+    expect(page.locator(".period-note")).to_have_text("Every finished game.")
+    expect(rows.locator("th")).to_have_text(people)
+    page.go_back()  # the whole page again, tonight (htmx keeps no copies: it reloads it)
+    expect(page).to_have_url(table_url)
+    expect(page.locator(".period-links a[aria-current=page]")).to_have_text("Tonight")
     expect(page.locator("header .brand")).to_be_visible()
 
     # A season from today (UTC): the date form, swapped in by htmx too; an empty day is said beside it.

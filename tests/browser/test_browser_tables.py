@@ -93,3 +93,34 @@ def test_a_table_from_the_start_page_to_a_rematch(phones: Phones):
     expect(page.locator("#roster .person-games")).to_have_text(["2 games", "2 games", "0 games", "2 games"])
     fits(page, "the table with its games")
     phones.screenshot(page, "table")
+
+
+def test_the_next_game_at_the_table_is_one_tap(phones: Phones):
+    """A table night: "New game at this table" has the last game's people ticked, so Start is the one tap."""
+    page = phones.page(viewport={"width": WIDTH, "height": 844})
+    page.goto("/")
+    page.locator("summary", has_text="New table").tap()
+    page.get_by_label("Table name", exact=True).fill("Millers")
+    page.locator("#people").fill("Ana\nBen\nCy\nDee")
+    page.get_by_role("button", name="Make the table").tap()
+    page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    table_url = page.url
+    page.get_by_role("link", name="New game at this table").tap()
+    page.wait_for_url(re.compile(r"/\?table="))
+    expect(page.locator("#roster-picks input:checked")).to_have_count(0)  # a table's first game: nobody yet
+    page.get_by_role("checkbox", name="Ben").tap()
+    page.get_by_role("checkbox", name="Dee").tap()
+    page.get_by_role("button", name="Start game").tap()
+    page.wait_for_url("**/g/*/score")
+    first = page.url
+
+    page.goto(table_url)
+    page.get_by_role("link", name="New game at this table").tap()
+    page.wait_for_url(re.compile(r"/\?table="))
+    expect(page.get_by_role("checkbox", name="Ben")).to_be_checked()
+    expect(page.get_by_role("checkbox", name="Dee")).to_be_checked()
+    expect(page.locator("#roster-picks input:checked")).to_have_count(2)
+    fits(page, "the next game at the table")
+    page.get_by_role("button", name="Start game").tap()
+    page.wait_for_url(lambda url: url.endswith("/score") and url != first)
+    expect(page.locator("#scoreboard li.standing .name bdi")).to_have_text(["Ben", "Dee"])

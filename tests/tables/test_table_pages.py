@@ -97,11 +97,12 @@ def field_error(page: BeautifulSoup, name: str) -> str:
 def start_at_table(
     client: TestClient, table_id: str, ticked: list[str], newcomers: list[str] | None = None, **fields: str
 ) -> httpx.Response:
-    """ "New game at this table" as a browser without JavaScript: tick people, type newcomers, start."""
+    """ "New game at this table" as a browser without JavaScript: tick people (the ones the page ticked, the
+    last game's, unticked first), type newcomers, start."""
     page = page_of(client, f"/?table={table_id}")
     form = page.select_one("form#new-game")
     assert form is not None
-    data = form_data(form)
+    data = {name: value for name, value in form_data(form).items() if not name.startswith("plays-")}
     for name in ticked:
         box = next(li.select_one("input") for li in form.select("#roster-picks li") if text(li) == name)
         data[str(box["name"])] = "1"
@@ -554,6 +555,35 @@ def test_new_game_at_the_table_with_people_and_a_newcomer(client: TestClient, ta
     ]
 
 
+def ticked(page: BeautifulSoup) -> list[str]:
+    return texts([box.find_parent("label") for box in page.select("#roster-picks input[checked]")])
+
+
+def test_new_game_at_the_table_ticks_the_last_games_people(client: TestClient, table: str):
+    """A table night: the next game starts with the last one's people ticked, so Start is one tap."""
+    start_at_table(client, table, ["Ana", "Cy"], ["Eve"])
+    page = page_of(client, f"/?table={table}")
+    assert ticked(page) == ["Ana", "Cy", "Eve"]
+    assert [i["value"] for i in page.select(".players input[id^=player-]")] == [""]  # no newcomer yet
+    data = form_data(page.select_one("form#new-game")) | {"action": "start"}  # Start, as the page is
+    again = game_id_of(client.post("/games", data=data, follow_redirects=False))
+    assert [p["name"] for p in api_game(client, again)["players"]] == ["Ana", "Cy", "Eve"]
+    # the most recent game's people, whether it is finished or not
+    start_at_table(client, table, ["Ben", "Dee"])
+    assert ticked(page_of(client, f"/?table={table}")) == ["Ben", "Dee"]
+
+
+def test_a_form_back_with_a_mistake_keeps_the_ticks_the_user_changed(client: TestClient, table: str):
+    start_at_table(client, table, ["Ana", "Ben"])
+    data = form_data(page_of(client, f"/?table={table}").select_one("form#new-game"))
+    ana, dee = person_id(client, table, "Ana"), person_id(client, table, "Dee")
+    del data[f"plays-{ana}"]  # Ana goes home, Dee sits down
+    data |= {f"plays-{dee}": "1", f"start-p{dee}": "x", "action": "start"}
+    response = client.post("/games", data=data, follow_redirects=False)
+    assert response.status_code == 422
+    assert ticked(html(response)) == ["Ben", "Dee"]
+
+
 def test_a_newcomer_whose_name_is_on_the_roster_is_that_person(client: TestClient, table: str):
     game_id = game_id_of(start_at_table(client, table, ["Ana"], ["ben"]))
     assert [p["name"] for p in api_game(client, game_id)["players"]] == ["Ana", "Ben"]  # the roster's spelling
@@ -663,6 +693,34 @@ def test_a_rematch_needs_only_the_games_key(client: TestClient, table: str, stra
     assert len(api_table(client, table)["people"]) == 4
 
 
+def test_rematch_with_other_players_opens_the_start_page_with_the_games_people_and_rules(
+    client: TestClient, table: str
+):
+    game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"], target="10"))
+    play_to_the_end(client, game_id)
+    start_at_table(client, table, ["Cy", "Dee"])  # another game started since: not the one followed
+    link = page_of(client, f"/g/{game_id}/score").select_one("#banner .rematch-changes a")
+    assert link["href"].endswith(f"/?table={table}&after={game_id}")
+    page = page_of(client, f"/?table={table}&after={game_id}")
+    assert ticked(page) == ["Ana", "Ben"]
+    assert page.select_one("#target")["value"] == "10"
+    # Ben goes home, Eve sits down: she joins the table
+    data = form_data(page.select_one("form#new-game"))
+    del data[f"plays-{person_id(client, table, 'Ben')}"]
+    data |= {"player-0": "Eve", "action": "start"}
+    again = game_id_of(client.post("/games", data=data, follow_redirects=False))
+    game = api_game(client, again)
+    assert ([p["name"] for p in game["players"]], game["rules"]["target"]) == (["Ana", "Eve"], 10)
+    assert game["table_id"] == table
+    # a game of another table, or none, is ignored: the last game's people, the game's own rules
+    for after in ("nosuchgame", again[:-1] + "x"):
+        page = page_of(client, f"/?table={table}&after={after}")
+        assert ticked(page) == ["Ana", "Eve"]
+        assert page.select_one("#target")["value"] == ""
+    assert page_of(client, f"/g/{game_id}").select_one("#banner h2") is not None
+    assert page_of(client, f"/g/{game_id}").select("#banner .rematch-changes") == []  # the keeper's only
+
+
 def test_the_games_key_alone_starts_no_other_game_at_the_table(app: FastAPI, client: TestClient, table: str):
     """A rematch without the table's key: only its game's people, in their seats (app.tables.roster.RematchOf)."""
     game_id = game_id_of(start_at_table(client, table, ["Ana", "Ben"]))
@@ -706,6 +764,40 @@ def test_the_view_pages_etag_follows_its_tables_name(client: TestClient, table: 
     assert text(html(response).select_one("#table-link a")) == "Table: Club"
 
 
+def tonight_line(browser: TestClient, path: str, **headers: str) -> tuple[str, str] | None:
+    line = page_of(browser, path, **headers).select_one("#banner p.tonight")
+    return None if line is None else (text(line), line.select_one("a")["href"])
+
+
+def test_the_game_over_banner_says_who_leads_tonight_at_the_table(client: TestClient, table: str, stranger: TestClient):
+    """Tonight's standings at the table in this game: the most wins (a tie shares the lead), with a link."""
+    first = game_id_of(start_at_table(client, table, ["Ana", "Ben"], target="10"))
+    assert tonight_line(client, f"/g/{first}/score") is None  # not over: no line (and no query for it)
+    play_to_the_end(client, first)  # the first seat wins: Ana
+    link = f"/t/{table}?period=tonight"
+    for browser, path, headers in [
+        (client, f"/g/{first}/score", {}),
+        (stranger, f"/g/{first}", {}),
+        (stranger, f"/g/{first}", HTMX),  # the live fragment too: the banner is in it
+        (stranger, f"/g/{first}?tv=1", {}),
+    ]:
+        assert tonight_line(browser, path, **headers) == (
+            "Tonight: Ana leads with 1 win. Tonight's standings",
+            link,
+        ), path
+    second = game_id_of(start_at_table(client, table, ["Ben", "Cy"], target="10"))
+    play_to_the_end(client, second)  # Ben: one win each (Ben in two games), so they share the lead
+    assert tonight_line(client, f"/g/{second}/score") == (
+        "Tonight: Ana and Ben share the lead with 1 win. Tonight's standings",
+        link,
+    )
+    third = game_id_of(start_at_table(client, table, ["Ana", "Dee"], target="10"))
+    play_to_the_end(client, third)
+    assert tonight_line(stranger, f"/g/{third}") == ("Tonight: Ana leads with 2 wins. Tonight's standings", link)
+    page = page_of(client, link)  # where the link goes: the same leader, first in tonight's standings
+    assert text(page.select_one("#stats table[data-preset=dutch_blitz] tbody tr th")) == "Ana"
+
+
 def test_a_game_of_its_own_is_as_before(client: TestClient, stranger: TestClient):
     data = {"player_count": "2", "player-0": "Ana", "player-1": "Ben", "target": "10", "action": "start"}
     game_id = game_id_of(client.post("/games", data=data, follow_redirects=False))
@@ -716,6 +808,8 @@ def test_a_game_of_its_own_is_as_before(client: TestClient, stranger: TestClient
         (stranger, f"/g/{game_id}?tv=1"),
     ]:
         assert page_of(browser, path).select("#table-link, .table-link") == [], path
+        assert page_of(browser, path).select_one("#banner h2") is not None, path
+        assert page_of(browser, path).select("#banner .tonight, #banner a[href^='/t/']") == [], path
     etag = stranger.get(f"/g/{game_id}").headers["ETag"]
     assert re.fullmatch(r'W/"\d+\.page\.en\.\w+\.[0-9a-f]{8}"', etag), etag  # as it always was: no table in it
     second = game_id_of(submit(client, page_of(client, f"/g/{game_id}/score").select_one("#banner form")))

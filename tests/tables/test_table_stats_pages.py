@@ -142,7 +142,7 @@ def period_since(query: str) -> datetime | None:
 
 
 SEASON = f"?from={(NOW - timedelta(days=15)).date().isoformat()}"
-PERIODS = ["", "?period=tonight", "?period=30d", SEASON]
+PERIODS = ["?period=all", "?period=tonight", "?period=30d", SEASON]
 
 
 def person_path(table: Millers, name: str) -> str:
@@ -187,7 +187,7 @@ def test_the_figures_by_hand(client: TestClient, millers: Millers):
     table_figures: Ana's and Ben's shared win, Ben's average, the streaks."""
     rows = {
         text(r.select_one("th a")): [text(c) for c in r.select("td")]
-        for r in page_of(client, f"/t/{millers.id}").select("#stats table[data-preset=dutch_blitz] tbody tr")
+        for r in page_of(client, f"/t/{millers.id}?period=all").select("#stats table[data-preset=dutch_blitz] tbody tr")
     }
     # Ana: won the first and shared the second; 30, 21, 30, 40, 35 a round.
     assert rows["Ana"] == ["2", "2 (1 shared)", "100%", "31.2", "2"]
@@ -217,7 +217,7 @@ def test_a_new_table_has_no_standings_yet(client: TestClient):
 # --- the head-to-head matrix --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("query", ["", "?period=tonight"], ids=["all-time", "tonight"])
+@pytest.mark.parametrize("query", ["?period=all", "?period=tonight"], ids=["all-time", "tonight"])
 def test_the_head_to_head_matrix_is_who_finished_ahead_in_the_rounds(client: TestClient, millers: Millers, query: str):
     games = millers.since(period_since(query))
     pairs = table_pairs(games)
@@ -245,7 +245,7 @@ def test_the_head_to_head_matrix_is_who_finished_ahead_in_the_rounds(client: Tes
 
 def test_the_matrix_by_hand(client: TestClient, millers: Millers):
     """Ana and Ben: Ana ahead in the first game, level in the shared win, Ana ahead in 31 (out after Ben)."""
-    matrix = page_of(client, f"/t/{millers.id}").select_one("#stats table.h2h")
+    matrix = page_of(client, f"/t/{millers.id}?period=all").select_one("#stats table.h2h")
     ana = matrix.select_one(f"tbody tr[data-person='{millers.people['Ana']}']")
     ben = matrix.select_one(f"tbody tr[data-person='{millers.people['Ben']}']")
     assert [text(td) for td in ana.select("td")] == ["", "2–0", "2–0", "1–0", "0–2"]
@@ -291,7 +291,7 @@ def best_round_and_calls(game: dict[str, Any]) -> list[str]:
     return lines
 
 
-@pytest.mark.parametrize("query", ["", "?period=tonight"], ids=["all-time", "tonight"])
+@pytest.mark.parametrize("query", ["?period=all", "?period=tonight"], ids=["all-time", "tonight"])
 def test_the_awards_of_the_latest_finished_games_are_kept(client: TestClient, millers: Millers, query: str):
     games = sorted(
         ((g, at) for g, at in millers.since(period_since(query)) if g["status"] == "finished"),
@@ -494,12 +494,17 @@ def test_every_person_is_a_link_away(client: TestClient, millers: Millers):
 @pytest.mark.parametrize("page", ["table", "person"])
 def test_the_period_links_and_the_season_form(client: TestClient, millers: Millers, query, current, note, page):
     path = f"/t/{millers.id}" if page == "table" else person_path(millers, "Ana")
+    # The Millers finished games in the last 12 hours: the table's page opens on "Tonight", and its "All
+    # time" says so in its link (a person's page opens on all time, as ever).
+    night = page == "table"
+    if night and query == "":
+        current, note = "Tonight", "Games that finished in the last 12 hours."
     shown = page_of(client, path + query)
     links = shown.select(".periods .period-links a")
     assert [(text(a), a["href"]) for a in links] == [
         ("Tonight", f"{path}?period=tonight"),
         ("Last 30 days", f"{path}?period=30d"),
-        ("All time", path),
+        ("All time", f"{path}?period=all" if night else path),
     ]
     assert [text(a) for a in links if a.get("aria-current") == "page"] == ([current] if current else [])
     form = shown.select_one(".periods form.season")
@@ -510,7 +515,35 @@ def test_the_period_links_and_the_season_form(client: TestClient, millers: Mille
     assert ("current" in form["class"]) == (current is None)
     assert text(shown.select_one(".period-note")) == note
     switch = shown.select_one("header form.lang-switch input[name=next]")
-    assert switch["value"] == path + ("" if query == "?period=yesterday" else query)  # the language keeps it
+    kept = {"": "?period=tonight", "?period=yesterday": "?period=all"} if night else {"?period=yesterday": ""}
+    assert switch["value"] == path + kept.get(query, query)  # the language keeps it
+
+
+@pytest.mark.parametrize(
+    ("finished", "opens_on"),
+    [(None, "All time"), (timedelta(hours=11), "Tonight"), (timedelta(hours=13), "All time")],
+    ids=["playing", "11-hours-ago", "13-hours-ago"],
+)
+def test_the_table_page_opens_on_tonight_after_a_game_of_the_night(
+    client: TestClient, app: FastAPI, finished: timedelta | None, opens_on: str
+):
+    """A table night: a game finished in the last 12 hours opens the standings on "Tonight" (which then
+    counts it); a game still being played, or last night's, leaves them on all time."""
+    table = Millers(client, app, ["Ana", "Ben"])
+    game = table.start(["Ana", "Ben"], {"preset": "dutch_blitz", "target": 10})
+    if finished is not None:
+        game.cards(Ana=(10, 0), Ben=(3, 4))
+        game.finished_at(NOW - finished)
+    path = f"/t/{table.id}"
+    page = page_of(client, path)
+    assert [text(a) for a in page.select(".period-links a[aria-current=page]")] == [opens_on]
+    all_time = page.select_one(".period-links a.period-all")["href"]
+    assert all_time == (f"{path}?period=all" if opens_on == "Tonight" else path)
+    tables = page.select("#stats table.standings-table")
+    assert [t["data-preset"] for t in tables] == ([] if finished is None else ["dutch_blitz"])
+    # "All time" is a link away, and stays there
+    again = page_of(client, all_time)
+    assert [text(a) for a in again.select(".period-links a[aria-current=page]")] == ["All time"]
 
 
 @pytest.mark.parametrize("typed", ["someday", "2026-02-30", "", "2026-3-1"])
@@ -568,7 +601,7 @@ def test_the_table_page_boosts_its_period_links_and_the_keepers_forms_keep_the_p
 def test_renaming_a_person_renames_them_in_the_standings(client: TestClient, millers: Millers):
     assert client.get(f"/t/{millers.id}/edit/{millers.key}", follow_redirects=False).status_code == 303
     ana = millers.people["Ana"]
-    form = page_of(client, f"/t/{millers.id}").select_one(f"#person-{ana}-row form")
+    form = page_of(client, f"/t/{millers.id}?period=all").select_one(f"#person-{ana}-row form")
     data = {"csrf": form.select_one("input[name=csrf]")["value"], "name": "Anna"}
     fragment = html(client.post(str(form["action"]), data=data, headers=HTMX))
     assert text(fragment.select_one(f"#stats table[data-preset=dutch_blitz] tr[data-person='{ana}'] th")) == "Anna"
@@ -598,7 +631,7 @@ def test_names_are_escaped_everywhere_they_are_shown(client: TestClient, app: Fa
 
 def test_numbers_the_languages_way(client: TestClient, millers: Millers):
     client.cookies.set(i18n.COOKIE, "de")
-    row = page_of(client, f"/t/{millers.id}").select_one(
+    row = page_of(client, f"/t/{millers.id}?period=all").select_one(
         f"#stats table[data-preset=dutch_blitz] tr[data-person='{millers.people['Ben']}']"
     )
     # German: a decimal comma, and a space (no-break) before the percent sign; text_of() makes it a space.
@@ -611,7 +644,7 @@ def test_the_pages_in_a_pseudo_language(client: TestClient, millers: Millers, ps
     """Every text of these pages from the catalogs (tests/web/test_i18n_templates.py checks whole pages;
     here the parts that are worded per game and per figure)."""
     client.cookies.set(i18n.COOKIE, pseudo)
-    page = page_of(client, f"/t/{millers.id}")
+    page = page_of(client, f"/t/{millers.id}?period=all")
     heads = [text(th) for th in page.select("#stats table[data-preset=dutch_blitz] thead th")]
     assert heads and all(h.startswith(OPEN) and h.endswith(CLOSE) for h in heads)
     assert text(page.select_one("#stats table[data-preset=dutch_blitz] .wins .shared")) == f"{OPEN}(1 shared){CLOSE}"
