@@ -135,3 +135,25 @@ def test_a_revert_from_the_change_log_says_what_it_did(keeper: TestClient, game:
     assert answer.status_code == 200, answer.text
     assert text_of(html(answer).select_one("#done[role=status] p")) == "Round 2 reverted."
     assert cards(game, 2) == SECOND
+
+
+@pytest.mark.parametrize(
+    ("preset", "caller"), [("dutch", "caller"), ("thirty_one", "knocker")], ids=["dutch", "thirty-one"]
+)
+def test_undo_puts_the_hands_and_who_called_back_in_a_hand_games_form(make_game, keeper_of, preset, caller):
+    game = make_game([{"name": name} for name in ("Ana", "Ben", "Cy")], {"preset": preset})
+    ana, ben, cy = game.player_ids
+    body = {"scores": [{"player_id": p, "hand": h} for p, h in ((ana, 10), (ben, 3), (cy, 25))], caller: ben}
+    assert game.client.post(f"/api/v1/games/{game.id}/rounds", json=body, headers=game.auth).status_code == 201
+    keeper = keeper_of(game)
+    undo = html(keeper.get(f"/g/{game.id}/score?saved=1")).select_one("#done form")
+    page = html(post_form(keeper, undo, htmx=False))
+    assert text_of(page.select_one("#done p")) == "Round 1 undone."
+    entry = page.select_one("#round-entry form")
+    assert [entry.select_one(f"input[name=hand-{p}]")["value"] for p in (ana, ben, cy)] == ["10", "3", "25"]
+    assert entry.select_one("input[name=caller][checked]")["value"] == str(ben)
+    assert game.get()["rounds"] == []
+    saved = keeper.post(entry["action"], data=form_data(entry))
+    assert text_of(html(saved).select_one("#done p")) == "Round 1 saved."
+    again = game.get()["rounds"][0]
+    assert [s["hand"] for s in again["scores"]] == [10, 3, 25] and again[caller] == ben
