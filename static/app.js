@@ -418,7 +418,7 @@
   // --- after the scorekeeper's tap: show what just happened -----------------------------------------
   // A refused save: the first field in error (or the form's message) is focused, so it is in view and
   // read out. A save: confirmed at the bottom of the screen; a winning one brings the banner into
-  // view. "Edit round N": the correction form, its first field focused.
+  // view; a revert's notice takes the focus. "Edit round N": the correction form, its first field focused.
   // Whether the round just saved was sent from the keyboard (Enter in a field, Enter or Space on Save)
   // rather than by a tap or a click: the last of these in the round form says.
   var savedByKeyboard = false;
@@ -447,6 +447,11 @@
       // The game is decided (or tied): its banner, at the top, is what happened. Otherwise nothing
       // moves: the scorekeeper's thumb stays on the form for the next round, under the confirmation.
       document.getElementById("banner").scrollIntoView({ block: "start" });
+    } else if (done && /\/revert$/.test(config.path)) {
+      // A Revert from "Changes", far down the page: what it did is said in the notice (pinned to the
+      // screen), which takes the focus, with its Undo or Redo next.
+      done.setAttribute("tabindex", "-1");
+      done.focus();
     } else if (done && savedByKeyboard) {
       // Saved from the keyboard (Enter, or Save reached with Tab): the next round's first field, not
       // sixteen Tabs back to it. A tap leaves the focus alone (no phone keyboard popping up).

@@ -61,7 +61,7 @@ from app.web.entry import (
     unchanged_rounds,
 )
 from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
-from app.web.keeper import done_text, keeper_fragment, keeper_redirect, loaded_view
+from app.web.keeper import done_text, keeper_fragment, keeper_redirect, loaded_view, refilled
 from app.web.render import (
     OFFLINE_COPY,
     error_page,
@@ -87,6 +87,8 @@ def keeper_page(
     delete_game: bool = False,
     saved: int | None = None,
     corrected: int | None = None,
+    undone: int | None = None,
+    reverted: int | None = None,
     taken: bool = False,
     since: Annotated[int | None, Query(ge=0)] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
@@ -115,10 +117,14 @@ def keeper_page(
     if etag and view.game.round_started_at is None and none_match(request.headers.get("If-None-Match"), etag):
         return Response(status_code=304, headers={"ETag": etag, "Vary": "HX-Request"} | keeper_headers())
     rounds = len(view.round_ids)
+    data = _page_data(request, games, view)
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
-    # After a save without JavaScript (the redirect names the round): the same confirmation htmx shows.
-    done = None if form or confirm or delete_game else done_text(saved=saved, corrected=corrected, rounds=rounds)
+    # After a tap without JavaScript (the redirect names the round or change): the confirmation htmx shows.
+    done = None
+    if not (form or confirm or delete_game):
+        done = done_text(view, data.changes, saved=saved, corrected=corrected, undone=undone, reverted=reverted)
+        form = refilled(data.changes, undone, rounds) if undone else None
     if taken and done is None and not (form or confirm or delete_game):
         done = Done(_("This phone keeps score now: it was handed over to you."))
     keeper = Keeper(
@@ -131,7 +137,7 @@ def keeper_page(
     # The page may be kept for offline use, unless it shows the edit link or a handover link.
     offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
     tagged = {"ETag": etag} if etag else {}
-    return keeper_fragment(request, _page_data(request, games, view), keeper, page=page, headers=offline | tagged)
+    return keeper_fragment(request, data, keeper, page=page, headers=offline | tagged)
 
 
 def _page_data(request: Request, games: Games, view: GameView) -> GameData:
@@ -157,17 +163,20 @@ def keeper_answer(
     preserved: range | tuple[()] = (),
 ) -> Response:
     """After a keeper's post: redirect (no JavaScript), or the fresh fragment (htmx), rendered from
-    `view` when the use case already has the game as it now stands. `done` names a round just saved
-    or corrected, which the page confirms; `refused`: a revert refused, (change id, why), said beside
+    `view` when the use case already has the game as it now stands. `done` names a round just saved,
+    corrected or undone (its counts back in the form), or a change reverted, which the page confirms; `refused`: a revert refused, (change id, why), said beside
     that change; `preserved`: after a new round, the round cards the page already shows (left out)."""
     if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
         return keeper_redirect(request, game_id, done)
     view = view or games.get(game_id)
-    confirmed = done_text(**done, rounds=len(view.round_ids)) if done else None
+    data = _page_data(request, games, view)
+    confirmed = done_text(view, data.changes, **done) if done else None
+    if form is None and done and "undone" in done:  # the round just undone, its counts back in the form
+        form = refilled(data.changes, done["undone"], len(view.round_ids))
     keeper = Keeper(
         form=form, message=message, rules_form=rules_form, done=confirmed, refused=refused, preserved=preserved
     )
-    return keeper_fragment(request, _page_data(request, games, view), keeper, status=status)
+    return keeper_fragment(request, data, keeper, status=status)
 
 
 def _not_keeper(request: Request, game_id: str, *, handed_over: bool) -> HTMLResponse:
@@ -255,7 +264,9 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     try:
-        await run_in_threadpool(games.delete_round, game_id, number, credential, if_match=form.get("version") or None)
+        outcome = await run_in_threadpool(
+            games.delete_round, game_id, number, credential, if_match=form.get("version") or None
+        )
     except VersionMismatch:
         return keeper_answer(
             request,
@@ -264,7 +275,10 @@ async def delete_round_page(request: Request, game_id: GameId, number: RoundNumb
             message=_("The game changed on another device; nothing was deleted."),
             status=409,
         )
-    return keeper_answer(request, games, game_id)
+    # The last round's counts come back in the new round's form, read from the deletion's log entry
+    # (app.web.keeper.refilled): an Undo is most often one digit wrong, fixed and saved again.
+    last = number == len(outcome.view.round_ids) + 1
+    return keeper_answer(request, games, game_id, view=outcome.current, done={"undone": number} if last else None)
 
 
 @router.post("/g/{game_id}/changes/{change_id}/revert", name="revert_change_page")
@@ -281,7 +295,7 @@ async def revert_change_page(request: Request, game_id: GameId, change_id: Chang
         return keeper_answer(request, games, game_id, refused=refused, status=409)
     except (CantRevert, InvalidInput, TooManyRounds) as error:
         return keeper_answer(request, games, game_id, refused=(change_id, error.detail), status=error.status)
-    return keeper_answer(request, games, game_id, view=outcome.current)
+    return keeper_answer(request, games, game_id, view=outcome.current, done={"reverted": change_id})
 
 
 @router.post("/g/{game_id}/delete", name="delete_game_page")

@@ -88,10 +88,14 @@ class GameData:
 
 @dataclass(frozen=True, slots=True)
 class Done:
-    """What the page confirms after a save: "Round 4 saved." (with Undo: the last round, `undo`)."""
+    """What the page confirms after a keeper's tap: "Round 4 saved." (with Undo: the last round, `undo`,
+    deleted), "Round 2 corrected." (with Undo: `revert`, the logged change it reverts), "Round 4 undone."
+    (with Redo: `revert`, the deletion's, `redo`), what a revert did."""
 
     text: str
     undo: int | None = None
+    revert: int | None = None
+    redo: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,8 @@ def test_one_tap_reverts_a_correction_and_the_revert_is_logged(keeper: TestClien
         page = html(response)
         assert page.select_one("#game") is not None
     else:
-        assert (response.status_code, response.headers["location"]) == (303, f"/g/{game.id}/score")
+        location = f"/g/{game.id}/score?reverted={change['id']}#game"  # the page says what the revert did
+        assert (response.status_code, response.headers["location"]) == (303, location)
         page = html(keeper.get(response.headers["location"]))
     assert [[s["blitz"] for s in r["scores"]] for r in game.get()["rounds"]][1] == [0, 2, 3, 5]
     assert lines(page)[0].startswith("Round 2 reverted at ") and lines(page)[0].endswith("Ben , Blitz 1 → 2")
