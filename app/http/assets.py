@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote
 
 import rcssmin
 import rjsmin
@@ -72,6 +73,14 @@ def build() -> str:
 
 def asset_url(path: str) -> str:
     return f"/static/{path}?v={_version(path)}"
+
+
+@lru_cache(maxsize=4)
+def data_url(path: str) -> str:
+    """A small SVG of ours as a data: URL (the CSP's img-src allows data:): the pages' icon, which a
+    first visit otherwise fetched on its own, 0.9 KiB of which its answer's headers, for 0.3 of SVG."""
+    svg = (STATIC / path).read_text(encoding="utf-8").strip().replace('"', "'")  # XML takes either quote
+    return "data:image/svg+xml," + quote(svg, safe=" /:='.,-")  # "#" (a colour) would end the URL
 
 
 class CachedStaticFiles(StaticFiles):

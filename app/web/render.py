@@ -19,7 +19,7 @@ from app.errors import (
     GameError,
     KeyWrong,
 )
-from app.http.assets import asset_url, build
+from app.http.assets import asset_url, build, data_url
 from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import _
 from app.security import (
@@ -42,6 +42,7 @@ def _url_path_for(context: dict[str, Any], name: str, /, **path_params: Any) -> 
 
 templates.env.globals["url_for"] = _url_path_for
 templates.env.globals["asset"] = asset_url
+templates.env.globals["data_url"] = data_url
 
 # Pinned, vendored from the npm registry's htmx.org and htmx-ext-sse packages.
 HTMX = "htmx-2.0.11.min.js"
