@@ -352,9 +352,9 @@ def _scoreboard(view: GameView) -> Scoreboard:
 
 
 def _chances(view: GameView) -> list[str]:
-    """ "Ana wins next round with +9 or more", "Ben wins next round with +21 or more if Ana stays under
-    +9", per player in reach, in the request's language (what "needs" and "under" meant had to be
-    guessed)."""
+    """ "Ana wins next round with +9 or more", "Ben wins with +21 or more if Ana gets under +9", per player
+    in reach, in the request's language (what "needs" and "under" meant had to be guessed; a TV shows
+    every line at once, so they stay short)."""
     names = view.player_names()
     lines = []
     for chance in what_it_takes(view.state, [p.id for p in view.players]):
@@ -362,12 +362,15 @@ def _chances(view: GameView) -> list[str]:
         if not chance.others_under:
             lines.append(_("{name} wins next round with {points} or more").format(name=name, points=needs))
         else:
+            # The verb once, with the first: "if Ben gets under +12, Cy under +12 and Dee under +9".
             others = join_names(
-                _("{name} stays under {points}").format(name=names[pid], points=signed(under))
-                for pid, under in chance.others_under
+                (_("{name} gets under {points}") if i == 0 else _("{name} under {points}")).format(
+                    name=names[pid], points=signed(under)
+                )
+                for i, (pid, under) in enumerate(chance.others_under)
             )
             lines.append(
-                _("{name} wins next round with {points} or more if {others}").format(
+                _("{name} wins with {points} or more if {others}").format(
                     name=name, points=needs, others=others
                 )
             )

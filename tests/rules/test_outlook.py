@@ -80,8 +80,8 @@ def test_the_view_page_says_what_it_takes(client: TestClient, make_game):
     page = BeautifulSoup(client.get(f"/g/{game.id}").text, "html.parser")
     lines = [li.get_text() for li in page.select("#scoreboard #what-it-takes li")]
     assert lines == [
-        "Ana wins next round with +9 or more if Ben stays under +35",
-        "Ben wins next round with +35 or more if Ana stays under +9",
+        "Ana wins with +9 or more if Ben gets under +35",
+        "Ben wins with +35 or more if Ana gets under +9",
     ]
     alone = make_game(players=[{"name": "Ana", "starting_score": 70}, {"name": "Ben"}])
     page = BeautifulSoup(client.get(f"/g/{alone.id}").text, "html.parser")

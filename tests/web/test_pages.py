@@ -1267,5 +1267,5 @@ def test_what_it_takes_with_two_in_reach_says_who_must_stay_under_what(client: T
     page = html(client.get(f"/g/{game.id}"))
     said = [text(li) for li in page.select("#what-it-takes li")]
     assert len(said) == 2, said
-    assert re.fullmatch(r"Ana wins next round with \+15 or more if Ben stays under \+\d+", said[0]), said
-    assert re.fullmatch(r"Ben wins next round with \+20 or more if Ana stays under \+\d+", said[1]), said
+    assert re.fullmatch(r"Ana wins with \+15 or more if Ben gets under \+\d+", said[0]), said
+    assert re.fullmatch(r"Ben wins with \+20 or more if Ana gets under \+\d+", said[1]), said
