@@ -20,11 +20,10 @@ from fastapi import Request
 from app.games import viewcache
 from app.games.changes import Change
 from app.games.views import GameTable, GameView
-from app.i18n import _, join_names, signed
+from app.i18n import _, join_names
 from app.models import utcnow
 from app.rules import scoring
 from app.rules.awards import awards
-from app.rules.outlook import what_it_takes
 from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import COUNTDOWN_S, RoundTime, epoch_ms
 from app.security import cookie_key, csrf_token
@@ -34,7 +33,7 @@ from app.web.chart import PHONE, TV, Chart, Size, build_chart
 from app.web.entry import RoundForm, RoundFormPart, round_form_part
 from app.web.presets import preset_name
 from app.web.share import Share, share_part
-from app.web.wording import card_words, cell_labels
+from app.web.wording import card_words, cell_labels, chance_lines
 
 # The history shows this many rounds, the latest first; older ones are a link away (`?page=2`, ...).
 HISTORY_ROUNDS = 20
@@ -345,36 +344,10 @@ def _scoreboard(view: GameView) -> Scoreboard:
     return Scoreboard(
         colour={p.id: i for i, p in enumerate(view.players)},
         names=view.player_names(),
-        chances=_chances(view),
+        chances=chance_lines(view.state, [p.id for p in view.players], view.player_names()),
         last_points={s.player_id: s.points for s in view.state.rounds[-1].scores} if view.state.rounds else {},
         blitz_words=view.rules.preset in BLITZ_WORDS,
     )
-
-
-def _chances(view: GameView) -> list[str]:
-    """ "Ana wins next round with +9 or more", "Ben wins with +21 or more if Ana gets under +9", per player
-    in reach, in the request's language (what "needs" and "under" meant had to be guessed; a TV shows
-    every line at once, so they stay short)."""
-    names = view.player_names()
-    lines = []
-    for chance in what_it_takes(view.state, [p.id for p in view.players]):
-        name, needs = names[chance.player_id], signed(chance.needs)
-        if not chance.others_under:
-            lines.append(_("{name} wins next round with {points} or more").format(name=name, points=needs))
-        else:
-            # The verb once, with the first: "if Ben gets under +12, Cy under +12 and Dee under +9".
-            others = join_names(
-                (_("{name} gets under {points}") if i == 0 else _("{name} under {points}")).format(
-                    name=names[pid], points=signed(under)
-                )
-                for i, (pid, under) in enumerate(chance.others_under)
-            )
-            lines.append(
-                _("{name} wins with {points} or more if {others}").format(
-                    name=name, points=needs, others=others
-                )
-            )
-    return lines
 
 
 def _round_form(view: GameView, keeper: Keeper | None) -> RoundFormPart:

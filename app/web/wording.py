@@ -1,11 +1,14 @@
 """How a game page words a card game's counts, per game and in the request's language: Dutch Blitz
 says "Dutch cards", "Blitz pile" and "Blitz!" (app.rules.presets.BLITZ_WORDS); Nerts and Ligretto say
-"centre" and "pile", and call out their own name."""
+"centre" and "pile", and call out their own name. And what it takes to win next round, in words
+(`chance_lines`)."""
 
 from __future__ import annotations
 
-from app.i18n import _, pgettext
+from app.i18n import _, join_names, pgettext, signed
+from app.rules.outlook import what_it_takes
 from app.rules.presets import BLITZ_WORDS
+from app.rules.scoring import GameState
 
 
 def card_words(preset: str) -> dict[str, str]:
@@ -50,3 +53,24 @@ def cell_labels(preset: str) -> dict[str, str]:
         "hand": _("hand %(hand)s"),
         "lives": _("lives left: %(lives)s"),
     }
+
+
+def chance_lines(state: GameState, seats: list[int], names: dict[int, str]) -> list[str]:
+    """ "Ana wins next round with +9 or more", "Ben wins with +21 or more if Ana gets under +9", per player
+    in reach (app.rules.outlook), in the request's language (what "needs" and "under" meant had to be
+    guessed; a TV shows every line at once, so they stay short)."""
+    lines = []
+    for chance in what_it_takes(state, seats):
+        name, needs = names[chance.player_id], signed(chance.needs)
+        if not chance.others_under:
+            lines.append(_("{name} wins next round with {points} or more").format(name=name, points=needs))
+            continue
+        # The verb once, with the first: "if Ben gets under +12, Cy under +12 and Dee under +9".
+        others = join_names(
+            (_("{name} gets under {points}") if i == 0 else _("{name} under {points}")).format(
+                name=names[pid], points=signed(under)
+            )
+            for i, (pid, under) in enumerate(chance.others_under)
+        )
+        lines.append(_("{name} wins with {points} or more if {others}").format(name=name, points=needs, others=others))
+    return lines
