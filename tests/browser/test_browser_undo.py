@@ -60,15 +60,20 @@ def test_redo_puts_the_undone_round_back(phones: Phones, server: Server):
     assert counts(page) == [("", "")] * 4  # the round is back: the form is round 2's, empty
 
 
+def correct_bens_blitz(page: Page, number: int, left: int) -> None:
+    """Round `number` corrected on the keeper's page: Ben had `left` Blitz cards left."""
+    page.get_by_role("link", name=f"Edit round {number}").click()
+    expect(page.get_by_role("heading", name=f"Correct round {number}")).to_be_visible()
+    blitz(page, "Ben").fill(str(left))
+    page.get_by_role("button", name="Save correction").click()
+
+
 def test_a_corrections_notice_has_an_undo_that_puts_the_old_counts_back(phones: Phones, server: Server):
     game = api_game(server, NAMES)
     game.add_round(FIRST)
     page = phones.page()
     page.goto(game.edit_url)
-    page.get_by_role("link", name="Edit round 1").click()
-    expect(page.get_by_role("heading", name="Correct round 1")).to_be_visible()
-    blitz(page, "Ben").fill("3")
-    page.get_by_role("button", name="Save correction").click()
+    correct_bens_blitz(page, 1, 3)
     corrected = page.get_by_role("status").filter(has_text="Round 1 corrected.")
     expect(corrected).to_be_in_viewport()
     expect(scoreboard(page).locator(".total")).to_have_text(["12", "3", "−5", "−11"])
@@ -84,10 +89,7 @@ def test_a_revert_from_changes_brings_what_it_did_into_view(phones: Phones, serv
         game.add_round(FIRST)
     page = phones.page()
     page.goto(game.edit_url)
-    page.get_by_role("link", name="Edit round 2").click()
-    expect(page.get_by_role("heading", name="Correct round 2")).to_be_visible()
-    blitz(page, "Ben").fill("3")
-    page.get_by_role("button", name="Save correction").click()
+    correct_bens_blitz(page, 2, 3)
     expect(page.get_by_role("status").filter(has_text="Round 2 corrected.")).to_be_visible()
     revert = page.locator("#changes li.change").first.get_by_role("button", name="Revert: Round 2 corrected at")
     revert.scroll_into_view_if_needed()

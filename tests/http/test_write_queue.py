@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -91,6 +91,16 @@ async def _create_game(client: httpx.AsyncClient) -> dict[str, Any]:
     return created.json()
 
 
+async def _a_round_to_save(
+    client: httpx.AsyncClient,
+) -> tuple[dict[str, Any], Callable[[], Awaitable[httpx.Response]]]:
+    """A new game (as its creation answered), and a save of one more round of it (the same request each call)."""
+    game = await _create_game(client)
+    auth = {"Authorization": f"Bearer {game['edit_key']}"}
+    body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+    return game, lambda: client.post(f"{API}/games/{game['id']}/rounds", json=body, headers=auth)
+
+
 async def _until_done(tasks: list[asyncio.Task], count: int) -> None:
     """Wait until `count` of the tasks have finished (they are the refused saves)."""
     async with asyncio.timeout(GUARD_S):
@@ -100,14 +110,10 @@ async def _until_done(tasks: list[asyncio.Task], count: int) -> None:
 
 async def test_reads_answer_while_a_hundred_saves_wait_for_the_lock(app: FastAPI, database_url: str) -> None:
     async with _client(app) as client:
-        game = await _create_game(client)
-        game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
-        body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+        game, save = await _a_round_to_save(client)
+        game_id = game["id"]
         with write_lock_held(database_url, game_id):
-            saves = [
-                asyncio.create_task(client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth))
-                for _ in range(SAVES)
-            ]
+            saves = [asyncio.create_task(save()) for _ in range(SAVES)]
             # Every save past the ones running and the ones queued is refused at once.
             refused_count = SAVES - RUNNING - WAITING
             await _until_done(saves, refused_count)
@@ -145,14 +151,10 @@ async def test_reads_answer_while_a_hundred_saves_wait_for_the_lock(app: FastAPI
 async def test_a_page_form_past_the_queue_gets_a_page_in_its_language(app: FastAPI, database_url: str) -> None:
     """Without JavaScript the refusal is a page to read, not JSON; with htmx, the message for #request-error."""
     async with _client(app) as client:
-        game = await _create_game(client)
-        game_id, auth = game["id"], {"Authorization": f"Bearer {game['edit_key']}"}
-        body = round_body([p["id"] for p in game["players"]], ONE_POINT)
+        game, save = await _a_round_to_save(client)
+        game_id = game["id"]
         with write_lock_held(database_url, game_id):
-            saves = [
-                asyncio.create_task(client.post(f"{API}/games/{game_id}/rounds", json=body, headers=auth))
-                for _ in range(RUNNING + WAITING + 1)
-            ]
+            saves = [asyncio.create_task(save()) for _ in range(RUNNING + WAITING + 1)]
             await _until_done(saves, 1)  # one refused: the queue is full
             form = {"csrf": "x", "version": "1"}
             german = {"Accept-Language": "de"}
