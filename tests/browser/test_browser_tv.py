@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import Phones, Server, api_game
+from tests.browser.helpers import OVERFLOWING, Phones, Server, api_game
 
 pytestmark = pytest.mark.browser
 
@@ -131,3 +131,71 @@ def test_the_collision_check_sees_a_label_on_a_line(phones: Phones, server: Serv
     }"""
     )
     assert any("target" in c for c in chart_collisions(page))
+
+
+# --- game over, sized with the screen -------------------------------------------------------------------
+
+HD = TV | {"viewport": {"width": 1920, "height": 1080}}
+SCREENS = {"1280x800": TV, "1920x1080": HD}
+
+# What must be seen at game over, each box as drawn (the page is not scrolled).
+GAME_OVER_PARTS = """() => {
+  const box = (el, what) => { const b = el.getBoundingClientRect();
+    return { what, top: b.top, left: b.left, bottom: b.bottom, right: b.right }; };
+  return [
+    box(document.querySelector("#banner"), "banner"),
+    ...Array.from(document.querySelectorAll("#scoreboard li.standing"), (el, i) => box(el, `player ${i + 1}`)),
+    ...Array.from(document.querySelectorAll("#scoreboard li.standing .name, #scoreboard li.standing .total"),
+                  (el) => box(el, el.textContent.trim())),
+    box(document.querySelector("#chart svg.chart"), "chart"),
+    ...Array.from(document.querySelectorAll("#chart .legend li"), (el) => box(el, `legend ${el.textContent.trim()}`)),
+    box(document.querySelector(".rules-line"), "rules"),
+  ];
+}"""
+
+
+def finished(server: Server, players: int) -> Any:
+    game = close_race(server, players)
+    game.add_round([(30, 0)] + [(10, 6)] * (players - 1))  # Ana 104: over
+    return game
+
+
+def open_tv(phones: Phones, game: Any, screen: dict[str, Any]) -> Page:
+    page = phones.page(**screen)
+    page.goto(game.view_path + "?tv=1")
+    expect(page.locator("#banner.banner-won")).to_be_visible()
+    return page
+
+
+@pytest.mark.parametrize("players", [4, 6, 8])
+@pytest.mark.parametrize("screen", SCREENS)
+def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, players: int):
+    size = SCREENS[screen]["viewport"]
+    page = open_tv(phones, finished(server, players), SCREENS[screen])
+    expect(page.locator("#scoreboard li.standing")).to_have_count(players)
+    outside = [
+        part["what"]
+        for part in page.evaluate(GAME_OVER_PARTS)
+        if part["top"] < 0 or part["left"] < 0 or part["bottom"] > size["height"] + 0.5 or part["right"] > size["width"] + 0.5
+    ]
+    assert outside == [], f"below the fold or past the edge at {screen}: {outside}"
+    assert page.evaluate("document.documentElement.scrollHeight") <= size["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+    assert page.evaluate(OVERFLOWING, size["width"]) == []
+    small = [s for s in page.evaluate(FONT_SIZES) if s["size"] < 24]
+    assert small == [], small
+    assert chart_collisions(page) == []
+
+
+def test_names_and_chart_grow_with_the_screen(phones: Phones, server: Server):
+    game = finished(server, 4)
+    measure = """() => ({
+      name: parseFloat(getComputedStyle(document.querySelector('#scoreboard .standing .name')).fontSize),
+      total: parseFloat(getComputedStyle(document.querySelector('#scoreboard .standing .total')).fontSize),
+      chart: document.querySelector('#chart svg.chart').getBoundingClientRect().height,
+    })"""
+    small, big = (open_tv(phones, game, SCREENS[s]).evaluate(measure) for s in ("1280x800", "1920x1080"))
+    # 1080 is 1.35 times 800: what is read from the sofa grows with it (the chart takes the room the
+    # rest leaves it, a little less in proportion).
+    for what, ratio in (("name", 1.3), ("total", 1.3), ("chart", 1.2)):
+        assert big[what] >= ratio * small[what], (what, small, big)
