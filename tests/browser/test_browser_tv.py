@@ -160,18 +160,25 @@ def finished(server: Server, players: int) -> Any:
     return game
 
 
-def open_tv(phones: Phones, game: Any, screen: dict[str, Any]) -> Page:
-    page = phones.page(**screen)
+def open_tv(phones: Phones, game: Any, screen: dict[str, Any], lang: str = "en") -> Page:
+    context = phones.context(**screen)
+    context.add_cookies([{"name": "blitzboard_lang", "value": lang, "url": game.server.url}])
+    page = context.new_page()
     page.goto(game.view_path + "?tv=1")
     expect(page.locator("#banner.banner-won")).to_be_visible()
     return page
 
 
-@pytest.mark.parametrize("players", [4, 6, 8])
-@pytest.mark.parametrize("screen", SCREENS)
-def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, players: int):
+# Every screen with 4, 6 and 8 players, and the longer words of Russian and German with 8 on the smaller.
+GAME_OVER = [(screen, players, "en") for screen in SCREENS for players in (4, 6, 8)]
+GAME_OVER += [("1280x800", 8, "ru"), ("1280x800", 8, "de")]
+
+
+@pytest.mark.parametrize(("screen", "players", "lang"), GAME_OVER, ids=["-".join(map(str, c)) for c in GAME_OVER])
+def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, players: int, lang: str):
     size = SCREENS[screen]["viewport"]
-    page = open_tv(phones, finished(server, players), SCREENS[screen])
+    page = open_tv(phones, finished(server, players), SCREENS[screen], lang)
+    expect(page.locator("html")).to_have_attribute("lang", lang)
     expect(page.locator("#scoreboard li.standing")).to_have_count(players)
     outside = [
         part["what"]
