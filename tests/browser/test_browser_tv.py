@@ -183,7 +183,10 @@ def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, 
     outside = [
         part["what"]
         for part in page.evaluate(GAME_OVER_PARTS)
-        if part["top"] < 0 or part["left"] < 0 or part["bottom"] > size["height"] + 0.5 or part["right"] > size["width"] + 0.5
+        if part["top"] < 0
+        or part["left"] < 0
+        or part["bottom"] > size["height"] + 0.5
+        or part["right"] > size["width"] + 0.5
     ]
     assert outside == [], f"below the fold or past the edge at {screen}: {outside}"
     assert page.evaluate("document.documentElement.scrollHeight") <= size["height"]
