@@ -154,6 +154,19 @@ GAME_OVER_PARTS = """() => {
 }"""
 
 
+# The page's regions as drawn, which must never lie over one another.
+REGIONS = """() => Array.from(document.querySelectorAll(
+    "#banner, #scoreboard .standings, #what-it-takes, .rules-line, #chart svg.chart, #chart .legend"), (el) => {
+  const b = el.getBoundingClientRect();
+  return { what: el.id || el.getAttribute("class"), x0: b.left, y0: b.top, x1: b.right, y1: b.bottom };
+})"""
+
+
+def overlapping_regions(page: Page) -> list[str]:
+    regions = page.evaluate(REGIONS)
+    return [f"{a['what']} over {b['what']}" for i, a in enumerate(regions) for b in regions[i + 1 :] if overlap(a, b)]
+
+
 def finished(server: Server, players: int) -> Any:
     game = close_race(server, players)
     game.add_round([(30, 0)] + [(10, 6)] * (players - 1))  # Ana 104: over
@@ -165,7 +178,7 @@ def open_tv(phones: Phones, game: Any, screen: dict[str, Any], lang: str = "en")
     context.add_cookies([{"name": "blitzboard_lang", "value": lang, "url": game.server.url}])
     page = context.new_page()
     page.goto(game.view_path + "?tv=1")
-    expect(page.locator("#banner.banner-won")).to_be_visible()
+    expect(page.locator("#scoreboard li.standing").first).to_be_visible()
     return page
 
 
@@ -178,6 +191,7 @@ GAME_OVER += [("1280x800", 8, "ru"), ("1280x800", 8, "de")]
 def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, players: int, lang: str):
     size = SCREENS[screen]["viewport"]
     page = open_tv(phones, finished(server, players), SCREENS[screen], lang)
+    expect(page.locator("#banner.banner-won")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", lang)
     expect(page.locator("#scoreboard li.standing")).to_have_count(players)
     outside = [
@@ -192,9 +206,21 @@ def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, 
     assert page.evaluate("document.documentElement.scrollHeight") <= size["height"]
     assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
     assert page.evaluate(OVERFLOWING, size["width"]) == []
+    assert overlapping_regions(page) == []
     small = [s for s in page.evaluate(FONT_SIZES) if s["size"] < 24]
     assert small == [], small
     assert chart_collisions(page) == []
+
+
+@pytest.mark.parametrize("players", [6, 8])
+def test_a_crowded_race_scrolls_rather_than_overlaps(phones: Phones, server: Server, players: int):
+    # Every player's "what it takes" is more than one screen holds: the page scrolls, nothing lies over
+    # anything, and the chart keeps labels of 24 px.
+    page = open_tv(phones, close_race(server, players), TV)
+    expect(page.locator("#what-it-takes li")).to_have_count(players)
+    assert overlapping_regions(page) == []
+    small = [s for s in page.evaluate(FONT_SIZES) if s["size"] < 24]
+    assert small == [], small
 
 
 def test_names_and_chart_grow_with_the_screen(phones: Phones, server: Server):
