@@ -82,6 +82,23 @@ def test_the_service_worker_names_this_deployment_and_its_shell(client: TestClie
         assert (script.get("src") or script.get("href")) in shell
 
 
+def test_the_round_entry_script_is_the_scorekeepers_only_and_in_the_shell(client: TestClient, make_game):
+    # static/entry.js: the round form's script, which spectators' pages don't download.
+    game: GameHandle = make_game(players=NAMES)
+    first = client.get("/sw.js").text.split("\n", 1)[0]
+    shell = json.loads(first.split("SHELL = ", 1)[1].rstrip(";").split(", KEPT = ")[0])
+    viewer = html(client.get(f"/g/{game.id}"))
+    assert not [s for s in viewer.select("script[src]") if s["src"].startswith("/static/entry.js")]
+    claim(client, game.id, game.key)
+    keeper = html(client.get(f"/g/{game.id}/score"))
+    scripts = [s["src"] for s in keeper.select("script[src]")]
+    entry = [src for src in scripts if src.startswith("/static/entry.js?v=")]
+    assert len(entry) == 1 and entry[0] in shell
+    assert scripts.index(entry[0]) > next(i for i, src in enumerate(scripts) if src.startswith("/static/app.js"))
+    for src in scripts:
+        assert src in shell, src
+
+
 def test_the_offline_page_says_so(client: TestClient):
     response = client.get("/offline")
     assert response.status_code == 200
