@@ -82,7 +82,7 @@
   // --- the keeper's queue: what is shown ------------------------------------------------------------
   // problem: what stops the queue ({kind: "conflict" | "refused" | "editing", id, text}); editing: the
   // waiting round back in the form (with the problem it had before, for Cancel).
-  var pending = [], problem = null, editing = null, sentCount = 0;
+  var pending = [], problem = null, editing = null, sentCount = 0, sentToSay = 0;
 
   function names() {
     var out = {};
@@ -144,6 +144,7 @@
   function sentNote(n) {
     var note = document.getElementById("offline-sent");
     if (!n) {
+      sentToSay = 0;
       if (note) note.remove();
       return;
     }
@@ -159,6 +160,15 @@
     var count = { n: B.number(n) };
     note.textContent = form === "one" ? B.phrase("sent_one", count) : form === "few" ? B.phrase("sent_few", count)
       : form === "many" ? B.phrase("sent_many", count) : B.phrase("sent_other", count);
+  }
+
+  // Said once the line is empty and the page shows the game the last of them left (the refresh after
+  // sending), so "2 rounds sent" never sits above the game as it was before them.
+  function sayWhatWasSent() {
+    if (sentToSay && !pending.length && version() >= lastSaved) {
+      sentNote(sentToSay);
+      sentToSay = 0;
+    }
   }
 
   // The list of rounds not sent yet, with what is happening to them, above the game.
@@ -524,8 +534,9 @@
       return show();
     }).then(function () {
       if (!pending.length && sentCount) {
-        sentNote(sentCount);
+        sentToSay += sentCount;
         sentCount = 0;
+        sayWhatWasSent();
       }
       // A round kept while these were being sent: its own sync found this one busy.
       if (pending.length && !problem && !retryTimer) sync();
@@ -606,6 +617,7 @@
       keepState();
       agree();
       panel();
+      sayWhatWasSent();
     }
   });
   window.addEventListener("online", sync);
