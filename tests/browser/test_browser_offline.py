@@ -334,7 +334,9 @@ def test_a_round_the_server_refuses_is_shown_with_the_reason_and_can_be_discarde
     go_online(context, own_server)
     expect(page.locator("#offline-queue-status")).to_contain_text("Not saved: ")
     expect(page.locator("#offline-queue-status")).to_contain_text("over")
-    expect(page.locator("#offline-queue .pending-rounds li.refused .round-line")).to_have_text(["Round 2: Ana +5 · Ben −1"])
+    expect(page.locator("#offline-queue .pending-rounds li.refused .round-line")).to_have_text(
+        ["Round 2: Ana +5 · Ben −1"]
+    )
     expect(page.get_by_role("button", name="Edit it")).to_have_count(0)  # the game is over: no form
     page.get_by_role("button", name="Discard it").click()
     expect(page.locator("#offline-queue")).to_have_count(0)
