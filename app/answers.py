@@ -224,6 +224,13 @@ class RoundCardsPublic(BaseModel):
     caller: int | None = PField(None, description="`lowest`: who called Dutch; `lives`: who knocked.")
 
 
+class PlayerNamePublic(BaseModel):
+    """A player's name before or after a rename."""
+
+    player_id: int = PField(description="The player's `id`.")
+    name: str
+
+
 class SettingsPublic(BaseModel):
     """The settings a rules change touched, and only those."""
 
@@ -244,23 +251,26 @@ class SettingsPublic(BaseModel):
 class ChangePublic(BaseModel):
     id: int = PField(description="The change's id in this game (for a revert).")
     at: datetime = PField(description="When it was made (UTC).")
-    kind: Literal["correction", "deletion", "restoration", "rules"] = PField(
+    kind: Literal["correction", "deletion", "restoration", "rules", "rename"] = PField(
         description="`correction`: a round's cards were replaced; `deletion`: a round was deleted; "
-        "`restoration`: a deleted round came back (a revert of its deletion); `rules`: the name or house rules."
+        "`restoration`: a deleted round came back (a revert of its deletion); `rules`: the name or house rules; "
+        "`rename`: a player's name. New kinds may be added: show one you don't know by its `kind`."
     )
     round: int | None = PField(
-        description="The round's number when it changed (later deletions may have moved it since); null for rules."
+        description="The round's number when it changed (later deletions may have moved it since); null for rules and renames."
     )
     reverts: int | None = PField(description="The id of the change this one undid, when it was a revert.")
     revertable: bool = PField(
         description="Whether it can be reverted now: what it touched is still as it left it (and, for a "
         "deletion, the round's place is still there)."
     )
-    old: RoundCardsPublic | SettingsPublic | None = PField(
-        description="What was there before: the round's cards (null for a restoration), or the settings' old values."
+    old: RoundCardsPublic | PlayerNamePublic | SettingsPublic | None = PField(
+        description="What was there before: the round's cards (null for a restoration), the settings' old values, "
+        "or the player's old name."
     )
-    new: RoundCardsPublic | SettingsPublic | None = PField(
-        description="What was there after: the round's cards (null for a deletion), or the settings' new values."
+    new: RoundCardsPublic | PlayerNamePublic | SettingsPublic | None = PField(
+        description="What was there after: the round's cards (null for a deletion), the settings' new values, or "
+        "the player's new name."
     )
 
 

@@ -172,6 +172,17 @@ class PlayerCreate(StrictModel):
 
 TableId = Annotated[str, PField(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 TABLE_NAME_TEXT = "The table's name (a family, a club): up to 80 characters, not empty."
+
+
+class PlayerUpdate(StrictModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ana"}]})
+
+    name: Name = PField(
+        description=f"The player's new name: {NAME_TEXT}; unique in the game ignoring case. At a table, the "
+        "roster's person of that name (a new one joins the roster)."
+    )
+
+
 PERSON_NAME_TEXT = f"The person's name: {NAME_TEXT}; unique at the table ignoring case."
 
 

@@ -1,9 +1,11 @@
-// Blitzboard's script for every page (the scorekeeper's page adds static/rounds.js, the service worker
-// is static/sw.js). No inline scripts anywhere: it runs under a CSP of script-src 'self'.
-// Everything here is an enhancement; the pages work as plain forms without it.
-// One file past the ~400 lines the style guide sets, on purpose: every page needs all of it, and one
+// Blitzboard's script for every page (the scorekeeper's page adds static/entry.js, its round form, and
+// static/rounds.js, its rounds kept offline; the service worker is static/sw.js). No inline scripts
+// anywhere: it runs under a CSP of script-src 'self'. Everything here is an enhancement; the pages
+// work as plain forms without it.
+// One file past the ~400 lines the style guide sets, on purpose: every page needs all of it (what only
+// the scorekeeper's round form needs is in entry.js, so spectators don't download it), and one
 // file is one request on a table's flaky Wi-Fi (served minified, about 5 KiB gzip: app/http/assets.py).
-// It is split by job into sections instead: the page's language, round entry, the live view, failed
+// It is split by job into sections instead: the page's language, copy and share, the live view, failed
 // requests, offline (the notice, what rounds.js uses, the service worker), what just happened, the
 // scorekeeper's live page, the round timer, and the correction log's local times.
 (function () {
@@ -43,55 +45,8 @@
     return (value < 0 ? "\u2212" : "") + (numberFormat ? numberFormat.format(Math.abs(value)) : String(Math.abs(value)));
   }
 
-  // --- round entry: steppers, "Blitz!", live points -------------------------------------------
-  function clampInput(input, value) {
-    var min = Number(input.dataset.min || 0), max = Number(input.dataset.max || 99);
-    input.value = String(Math.max(min, Math.min(max, value)));
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-  }
-
-  function updatePoints(form) {
-    // Card counts only: a hand's points in Dutch or 31 depend on everyone's hands (the server says).
-    if (!form.dataset.dutchPoints) return;
-    var dp = Number(form.dataset.dutchPoints), bp = Number(form.dataset.blitzPoints);
-    form.querySelectorAll(".player-entry").forEach(function (entry) {
-      var id = entry.dataset.playerId;
-      var d = entry.querySelector("[name='dutch-" + id + "']").value.trim();
-      var b = entry.querySelector("[name='blitz-" + id + "']").value.trim();
-      var out = entry.querySelector("[data-points]");
-      var dutchMax = Number(entry.querySelector("[name='dutch-" + id + "']").dataset.max || 40);
-      var blitzMax = Number(entry.querySelector("[name='blitz-" + id + "']").dataset.max || 10);
-      // Only a count the rules allow gets a preview: 41 Dutch cards scores nothing, it is a mistake.
-      if (/^\d+$/.test(d) && /^\d+$/.test(b) && Number(d) <= dutchMax && Number(b) <= blitzMax &&
-          Number(d) + Number(b) <= dutchMax) {
-        var pts = Number(d) * dp + Number(b) * bp;
-        out.textContent = signed(pts);
-      } else {
-        out.textContent = "";
-      }
-    });
-  }
-
+  // --- copy and share (the share box, _share.html) -------------------------------------------------
   document.addEventListener("click", function (event) {
-    var step = event.target.closest("[data-step]");
-    if (step) {
-      var input = document.getElementById(step.dataset.target);
-      var current = /^\d+$/.test(input.value.trim()) ? Number(input.value) : 0;
-      clampInput(input, current + Number(step.dataset.step));
-      return;
-    }
-    var blitz = event.target.closest("[data-blitz]");
-    if (blitz) {
-      var left = document.getElementById(blitz.dataset.blitz);
-      clampInput(left, 0);
-      moveOn(left);  // "Blitz!" is that player's last count: on to the next one
-      return;
-    }
-    var choice = event.target.closest("[data-steppers]");
-    if (choice) {
-      steppers(!document.documentElement.classList.contains("steppers"));
-      return;
-    }
     var copy = event.target.closest("[data-copy]");
     if (copy) {
       var field = document.getElementById(copy.dataset.copy);
@@ -136,88 +91,6 @@
       });
     });
   }
-
-  // The − + buttons, for those who prefer them to typing: a choice this phone remembers.
-  var STEPPERS = "blitzboard.steppers";
-  function steppers(on) {
-    document.documentElement.classList.toggle("steppers", on);
-    document.querySelectorAll("[data-steppers]").forEach(function (b) { b.setAttribute("aria-pressed", String(on)); });
-    try { localStorage.setItem(STEPPERS, on ? "1" : ""); } catch (e) { /* private mode: for this page only */ }
-  }
-  function rememberedSteppers() {
-    try { return localStorage.getItem(STEPPERS) === "1"; } catch (e) { return false; }
-  }
-  if (rememberedSteppers()) document.documentElement.classList.add("steppers");
-
-  // The next field of the round (or, after the last, the Save button).
-  function moveOn(input) {
-    var form = input.closest(".round-form");
-    if (!form) return;
-    var fields = Array.prototype.slice.call(form.querySelectorAll("input.num"));
-    var next = fields[fields.indexOf(input) + 1];
-    if (next) {
-      next.focus();
-      next.select();
-      keepClear(next, form);
-    } else {
-      form.querySelector("button[type=submit]").focus();
-    }
-  }
-
-  // A field the cursor moved to may sit under the Save bar pinned to the bottom (a long form: 8
-  // players): focus() scrolls only when the field is off screen, so scroll it clear of the bar.
-  function keepClear(field, form) {
-    var bar = form.querySelector(".actions");
-    if (!bar) return;
-    var below = field.getBoundingClientRect().bottom - bar.getBoundingClientRect().top + 8;
-    if (below > 0) window.scrollBy(0, below);
-  }
-
-  // Enter (a hardware keyboard, or the phone keyboard's "next") moves to the next field of the round;
-  // only the last field's Enter saves, so a half-filled round is never sent by accident.
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "Enter" || event.isComposing) return;
-    var form = event.target.closest(".round-form");
-    if (!form || event.target.tagName !== "INPUT") return;
-    var fields = Array.prototype.slice.call(form.querySelectorAll("input.num"));
-    var at = fields.indexOf(event.target);
-    if (at >= 0 && at < fields.length - 1) {
-      event.preventDefault();
-      moveOn(event.target);
-    }
-  });
-
-  // A typed count that cannot grow any more (a Dutch 0, 5–9 or two digits; a Blitz 0, 2–9 or 10: no
-  // digit more fits under the field's maximum) moves on by itself. Only typing does: not a deletion,
-  // not the − + buttons.
-  function complete(input) {
-    var v = input.value.trim();
-    return /^\d+$/.test(v) && (v.charAt(0) === "0" || Number(v) * 10 > Number(input.dataset.max || 99));
-  }
-  document.addEventListener("input", function (event) {
-    var input = event.target;
-    if (input.classList && input.classList.contains("num") && event.inputType && event.inputType.indexOf("insert") === 0 &&
-        complete(input)) {
-      moveOn(input);
-    }
-  });
-  // A tapped count is selected whole, so the digit typed next replaces it.
-  document.addEventListener("focusin", function (event) {
-    var input = event.target;
-    if (input.classList && input.classList.contains("num") && input.closest(".round-form")) {
-      var before = input.value;  // after the tap's own caret placement; not if a digit came first
-      setTimeout(function () { if (document.activeElement === input && input.value === before) input.select(); }, 0);
-    }
-  });
-
-  document.addEventListener("input", function (event) {
-    var form = event.target.closest(".round-form");
-    if (form) updatePoints(form);
-    // The next round is being typed: the last one's confirmation steps aside (its Undo is still
-    // "Undo last round" in the history), so it covers none of the rows at the bottom of the screen.
-    var done = form && document.getElementById("done");
-    if (done) done.remove();
-  });
 
   // --- live view: htmx's SSE extension follows the game (see game.html); this adds what it lacks ----
   // A stream the server refuses (too many from this address, or every slot taken: 429 / 503) leaves the
@@ -400,20 +273,8 @@
     }
   });
 
-  function steppersChoiceShown() {
-    var on = document.documentElement.classList.contains("steppers");
-    document.querySelectorAll("[data-steppers]").forEach(function (b) { b.setAttribute("aria-pressed", String(on)); });
-  }
-  document.addEventListener("DOMContentLoaded", function () {
-    stayAwake();
-    steppersChoiceShown();
-    document.querySelectorAll(".round-form").forEach(updatePoints);
-  });
-  document.addEventListener("htmx:afterSettle", function (event) {
-    steppersChoiceShown();
-    document.querySelectorAll(".round-form").forEach(updatePoints);
-    showWhatHappened(event);
-  });
+  document.addEventListener("DOMContentLoaded", stayAwake);
+  document.addEventListener("htmx:afterSettle", showWhatHappened);
 
   // --- after the scorekeeper's tap: show what just happened -----------------------------------------
   // A refused save: the first field in error (or the form's message) is focused, so it is in view and

@@ -1,19 +1,30 @@
 // The scorekeeper's rounds saved without a connection. Loaded by game.html on the
 // scorekeeper's page only, after app.js, whose helpers it uses (window.blitzboard).
+// Past the ~400 lines the style sets, on purpose: one keeper-only file is one request on a table's
+// flaky Wi-Fi, and its parts share the queue's state. It is split by section instead: the store, what
+// is shown, keeping a round, sending the line, the keeper's choices.
 //
-// A round saved while offline is checked against the rules on the round form (Dutch Blitz, Nerts,
-// Ligretto), kept in IndexedDB ("rounds", oldest first), listed as not sent, and counted in the
-// standings' totals (marked "pending"). When the connection is back they are sent oldest first, each
-// with its own request id (the form's Idempotency-Key: a retry never counts twice) and the version the
-// game will be at (the form's If-Match: a change from another phone in between is seen). The queue
-// outlives the tab and the browser; two tabs send it one at a time (Web Locks).
+// A round saved while offline (any game: card counts, or Dutch's and 31's hands) is checked as far as
+// the form can (whole numbers in the fields' bounds; a card round's "someone went out"), kept in
+// IndexedDB ("rounds", oldest first) and listed as not sent, each with Edit (back in the form, same
+// place in the queue) and Discard. When the connection is back they are sent oldest first, each with
+// its own request id (the form's Idempotency-Key: a retry never counts twice) and the version the game
+// will be at (the form's If-Match: a change from another phone in between is seen); once the queue is
+// empty the page says how many went ("2 rounds sent"). The queue outlives the tab and the browser; two
+// tabs send it one at a time (Web Locks).
+// - What the page's numbers say while rounds wait (decided): every number is the server's, none
+//   includes a waiting round: totals, "to go", bars, ranks, "what it takes", the chart and "after
+//   round N" in the title stay the game as the server last said, and the title adds "not sent yet: 2".
+//   The waiting rounds are listed apart (a card round with its points, which the form's rules give
+//   exactly; a hand round with its hands only: the server scores hands, the page invents nothing), and
+//   the form's "Round N" is the round after them. One rule for every kind of game, and the only
+//   numbers the page can vouch for: a waiting round may still be refused or meet another phone's.
 // - A change from another phone meanwhile: the game as it now is replaces the page's, these rounds
 //   stay listed, and the scorekeeper chooses: save them after it, or discard them. A round the server
 //   refuses (the game is over, a key that stopped working): said with the reason; edit it (back in
 //   the form, same place in the queue) or discard it.
-// - Decided (docs/usage.md, "Offline, and on the home screen"): corrections, deletions, rule changes and the
-//   hand games' rounds (Dutch, 31: the server scores each hand) need the connection; offline they are
-//   refused at once with a message, and nothing is sent.
+// - Decided (docs/usage.md, "Offline, and on the home screen"): corrections, deletions and rule changes
+//   need the connection; offline they are refused at once with a message, and nothing is sent.
 (function () {
   "use strict";
   var app = window.blitzboard;
@@ -69,7 +80,9 @@
   }
 
   // --- the keeper's queue: what is shown ------------------------------------------------------------
-  var pending = [], problem = null, editing = null;
+  // problem: what stops the queue ({kind: "conflict" | "refused" | "editing", id, text}); editing: the
+  // waiting round back in the form (with the problem it had before, for Cancel).
+  var pending = [], problem = null, editing = null, sentCount = 0, sentToSay = 0;
 
   function names() {
     var out = {};
@@ -80,42 +93,82 @@
     return out;
   }
   function serverRounds() { return Number(game().dataset.rounds || 0); }
-
-  // The standings with the rounds not sent yet: each total with their points, marked "pending".
-  function standings() {
-    var sums = {};
-    pending.forEach(function (entry) {
-      Object.keys(entry.points).forEach(function (id) { sums[id] = (sums[id] || 0) + entry.points[id]; });
-    });
-    document.querySelectorAll("#scoreboard li.standing[data-player-id]").forEach(function (li) {
-      var total = li.querySelector("[data-total]");
-      if (!total) return;
-      if (total.dataset.served === undefined) total.dataset.served = total.textContent;
-      li.classList.toggle("pending", pending.length > 0);
-      if (!pending.length) {
-        total.textContent = total.dataset.served;
-        return;
-      }
-      // The total with the rounds not sent, and the mark inside it (the standing is a grid of its parts).
-      total.textContent = B.number(Number(total.dataset.total) + (sums[li.dataset.playerId] || 0));
-      var mark = document.createElement("span");
-      mark.className = "pending-mark";
-      mark.textContent = B.phrase("pending_mark");
-      total.appendChild(mark);
-    });
-    var heading = document.querySelector("#round-entry h2");
-    if (roundForm(document.querySelector("#round-entry form")) && heading && pending.length && editing === null) {
-      heading.textContent = B.phrase("round_n", { n: serverRounds() + pending.length + 1 });
-    }
+  function numberOf(entry) {
+    for (var at = 0; at < pending.length; at++) if (pending[at].id === entry.id) return serverRounds() + at + 1;
+    return serverRounds() + pending.length + 1;
   }
 
-  function button(text, action) {
+  // The page's numbers agree (see the top): the standings are the server's as they came; the title
+  // counts the rounds waiting; the form's heading is the round it will keep.
+  function agree() {
+    var title = document.querySelector("#game .game-title"), count = document.getElementById("waiting-count");
+    if (title && pending.length) {
+      if (!count) {
+        count = document.createElement("span");
+        count.id = "waiting-count";
+        count.className = "muted";
+        title.appendChild(count);
+      }
+      count.textContent = " · " + B.phrase("waiting_count", { n: pending.length });
+    } else if (count) {
+      count.remove();
+    }
+    var heading = document.querySelector("#round-entry h2");
+    if (!roundForm(document.querySelector("#round-entry form")) || !heading) return;
+    if (heading.dataset.served === undefined) heading.dataset.served = heading.textContent;
+    heading.textContent = editing ? B.phrase("round_n", { n: numberOf(editing) })
+      : pending.length ? B.phrase("round_n", { n: serverRounds() + pending.length + 1 }) : heading.dataset.served;
+  }
+
+  function button(text, action, small) {
     var b = document.createElement("button");
     b.type = "button";
-    b.className = "secondary";
+    b.className = small ? "secondary small" : "secondary";
     b.dataset.queueAction = action;
     b.textContent = text;
     return b;
+  }
+
+  // A waiting round in words: a card round's points, a hand round's hands (the server scores them).
+  function roundLine(entry, who) {
+    var n = numberOf(entry);
+    if (entry.hands) {
+      var hands = Object.keys(entry.hands).map(function (id) { return (who[id] || "?") + " " + entry.hands[id]; });
+      return B.phrase("round_n", { n: n }) + ": " + B.phrase("hands_line", { hands: hands.join(" · ") });
+    }
+    var parts = Object.keys(entry.points).map(function (id) { return (who[id] || "?") + " " + B.signed(entry.points[id]); });
+    return B.phrase("round_n", { n: n }) + ": " + parts.join(" · ");
+  }
+
+  // "2 rounds sent", once the queue is empty after sending; gone with the next round the keeper saves.
+  function sentNote(n) {
+    var note = document.getElementById("offline-sent");
+    if (!n) {
+      sentToSay = 0;
+      if (note) note.remove();
+      return;
+    }
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "offline-sent";
+      note.className = "muted";
+      note.setAttribute("role", "status");
+      live.insertAdjacentElement("beforebegin", note);
+    }
+    var form = "other";
+    try { form = new Intl.PluralRules(document.documentElement.lang || "en").select(n); } catch (e) { /* "other" */ }
+    var count = { n: B.number(n) };
+    note.textContent = form === "one" ? B.phrase("sent_one", count) : form === "few" ? B.phrase("sent_few", count)
+      : form === "many" ? B.phrase("sent_many", count) : B.phrase("sent_other", count);
+  }
+
+  // Said once the line is empty and the page shows the game the last of them left (the refresh after
+  // sending), so "2 rounds sent" never sits above the game as it was before them.
+  function sayWhatWasSent() {
+    if (sentToSay && !pending.length && version() >= lastSaved) {
+      sentNote(sentToSay);
+      sentToSay = 0;
+    }
   }
 
   // The list of rounds not sent yet, with what is happening to them, above the game.
@@ -125,6 +178,7 @@
       if (box) box.remove();
       return;
     }
+    sentNote(0);
     if (!box) {
       box = document.createElement("section");
       box.id = "offline-queue";
@@ -136,35 +190,40 @@
     var title = document.createElement("h2");
     title.textContent = B.phrase("pending_title");
     var status = document.createElement("p");
-    status.className = problem ? "form-error" : "muted";
+    status.className = problem && problem.kind !== "editing" ? "form-error" : "muted";
     status.id = "offline-queue-status";
-    status.textContent = problem ? problem.text : B.phrase(navigator.onLine ? "pending_sending" : "pending_waiting");
+    status.textContent = problem ? problem.text : navigator.onLine ? B.phrase("pending_sending") : B.phrase("pending_waiting");
     box.appendChild(title);
     box.appendChild(status);
-    var list = document.createElement("ol"), who = names(), first = serverRounds() + 1;
+    var list = document.createElement("ol"), who = names(), form = roundForm(document.querySelector("#round-entry form"));
     list.className = "pending-rounds";
-    pending.forEach(function (entry, at) {
-      var item = document.createElement("li");
+    pending.forEach(function (entry) {
+      var item = document.createElement("li"), line = document.createElement("span");
       item.dataset.queueId = String(entry.id);
-      if (problem && problem.id === entry.id) item.className = "refused";
-      var parts = Object.keys(entry.points).map(function (id) { return (who[id] || "?") + " " + B.signed(entry.points[id]); });
-      item.textContent = B.phrase("round_n", { n: first + at }) + ": " + parts.join(" · ");
+      if (problem && problem.id === entry.id && problem.kind === "refused") item.className = "refused";
+      line.className = "round-line";
+      line.textContent = roundLine(entry, who);
+      item.appendChild(line);
+      // Edit and Discard: on each round while nothing is being sent, on the refused one after a refusal.
+      if (!sending && (!problem || problem.kind === "refused" && problem.id === entry.id)) {
+        if (form) item.appendChild(button(B.phrase("edit_round"), "edit", true));
+        item.appendChild(button(B.phrase("discard_round"), "discard-one", true));
+      }
       list.appendChild(item);
     });
     box.appendChild(list);
     if (problem && problem.kind === "conflict") {
       box.appendChild(button(B.phrase("keep_both"), "keep-both"));
       box.appendChild(button(B.phrase("discard_mine"), "discard-all"));
-    } else if (problem && problem.kind === "refused") {
-      if (roundForm(document.querySelector("#round-entry form"))) box.appendChild(button(B.phrase("edit_round"), "edit"));
-      box.appendChild(button(B.phrase("discard_round"), "discard-one"));
+    } else if (problem && problem.kind === "editing") {
+      box.appendChild(button(B.phrase("cancel_edit"), "cancel-edit"));
     }
   }
 
   function show() {
     return queued().then(function (rows) {
       pending = rows;
-      standings();
+      agree();
       panel();
     }, noop);
   }
@@ -180,6 +239,11 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
+  function mark(field, ok) {
+    if (ok) field.removeAttribute("aria-invalid");
+    else field.setAttribute("aria-invalid", "true");
+  }
+
   // The counts as typed, checked as the server will (whole numbers in the fields' bounds, at most the
   // deck, someone out where the rules say so); the first field in error is marked and focused.
   function readCounts(form) {
@@ -191,10 +255,8 @@
       var dv = d.value.trim(), bv = b.value.trim();
       var dOk = /^\d+$/.test(dv) && Number(dv) <= Number(d.dataset.max);
       var bOk = /^\d+$/.test(bv) && Number(bv) <= Number(b.dataset.max) && (!dOk || Number(dv) + Number(bv) <= Number(d.dataset.max));
-      [[d, dOk], [b, bOk]].forEach(function (pair) {
-        if (pair[1]) pair[0].removeAttribute("aria-invalid");
-        else pair[0].setAttribute("aria-invalid", "true");
-      });
+      mark(d, dOk);
+      mark(b, bOk);
       wrong = wrong || (!dOk ? d : !bOk ? b : null);
       fields[d.name] = dv;
       fields[b.name] = bv;
@@ -206,6 +268,39 @@
       return { error: B.phrase("offline_nobody_out"), field: form.querySelector("input[name^='blitz-']") };
     }
     return { fields: fields, points: points };
+  }
+
+  // Dutch's and 31's hands as typed (the players still in: the form asks no others) and who called or
+  // knocked; each hand a whole number in its field's bounds. The server scores them once sent.
+  function readHands(form) {
+    var fields = {}, hands = {}, wrong = null;
+    form.querySelectorAll("fieldset.player-entry[data-player-id]").forEach(function (entry) {
+      var field = entry.querySelector("input.num"), v = field.value.trim();
+      var ok = /^\d+$/.test(v) && Number(v) <= Number(field.dataset.max);
+      mark(field, ok);
+      wrong = wrong || (ok ? null : field);
+      fields[field.name] = v;
+      hands[entry.dataset.playerId] = Number(v);
+    });
+    var caller = form.querySelector("input[name='caller']:checked");
+    fields.caller = caller ? caller.value : "";
+    if (wrong) return { error: B.phrase("offline_hand", { max: wrong.dataset.max }), field: wrong };
+    return { fields: fields, hands: hands };
+  }
+
+  // What is wrong, said beside the field (as the server's answer would), which gets the focus.
+  function fieldError(field, text) {
+    document.querySelectorAll("#round-entry .offline-error").forEach(function (old) { old.remove(); });
+    if (!field) return;
+    var said = document.getElementById(field.name + "-error");
+    if (said) said.remove();
+    var p = document.createElement("p");
+    p.className = "field-error offline-error";
+    p.id = field.name + "-error";
+    p.textContent = text;
+    (field.closest(".count") || field.parentNode).appendChild(p);
+    field.setAttribute("aria-describedby", p.id);
+    field.focus();
   }
 
   // One read-write transaction over this game's queue (so two tabs never write from stale copies):
@@ -239,28 +334,30 @@
   // after the other, each expecting the version after the one before it.
   var keeping = Promise.resolve();
   function keepRound(form, sent) {
-    var read = readCounts(form);
-    if (read.error) {
-      B.requestError(read.error);
-      read.field.focus();
+    var read = form.dataset.dutchPoints !== undefined ? readCounts(form) : readHands(form);
+    if (read.error) {  // nothing kept, what was typed stays
+      fieldError(read.field, read.error);
       return;
     }
+    fieldError(null);
+    sentNote(0);
+    var edited = editing;
     var entry = {
       game: GAME,
       action: form.getAttribute("action"),
       csrf: form.elements.csrf.value,
       request_id: sent ? form.elements.request_id.value : newId(),
       fields: read.fields,
-      timing: sent ? {} : timing(),
-      points: read.points,
+      // An edited round keeps its own time; a new one takes the round timer's.
+      timing: edited ? edited.timing || {} : sent ? {} : timing(),
       kept_at: Date.now(),
     };
-    var sentVersion = Number(form.elements.version.value), edited = editing;
+    if (read.points) entry.points = read.points;
+    else entry.hands = read.hands;
+    var sentVersion = Number(form.elements.version.value);
     form.elements.request_id.value = newId();  // the next round is another request
-    form.querySelectorAll("input.num").forEach(function (input) {
-      input.value = "";
-      input.removeAttribute("aria-invalid");
-    });
+    clearForm(form);
+    if (edited) putBack(form, edited.typed);
     form.querySelectorAll("[data-points]").forEach(function (out) { out.textContent = ""; });
     var error = document.getElementById("round-error");
     if (error) error.remove();
@@ -277,7 +374,7 @@
     }).then(function () {
       if (edited) {
         editing = null;
-        problem = null;
+        problem = null;  // a refused round edited is sent again
       }
       B.requestError("");
       return show();
@@ -294,23 +391,47 @@
     });
   }
 
+  // What the form holds (a round half typed when Edit was tapped), to put back after the edit.
+  function typedIn(form) {
+    var out = {};
+    form.querySelectorAll("input.num").forEach(function (input) { out[input.name] = input.value; });
+    var caller = form.querySelector("input[name='caller']:checked");
+    if (caller) out.caller = caller.value;
+    return out;
+  }
+  function putBack(form, values) {
+    Object.keys(values || {}).forEach(function (name) {
+      if (form.elements[name]) form.elements[name].value = values[name];
+    });
+  }
+
+  function clearForm(form) {
+    form.querySelectorAll("input.num").forEach(function (input) {
+      input.value = "";
+      input.removeAttribute("aria-invalid");
+    });
+    var nobody = form.querySelector("input[name='caller'][value='']");
+    if (nobody) nobody.checked = true;
+    fieldError(null);
+  }
+
   document.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail.elt;
     if (!elt || elt.id === "live-refresh") return;
+    sentNote(0);
     var form = roundForm(elt);
-    var cards = form && form.dataset.dutchPoints !== undefined;
-    if (form && cards && (!navigator.onLine || pending.length || editing !== null)) {
+    if (form && (!navigator.onLine || pending.length || editing !== null)) {
       event.preventDefault();
       keepRound(form, false);
     } else if (!navigator.onLine) {
       event.preventDefault();
-      B.requestError(B.phrase(form ? "offline_hands" : "offline_other"));
+      B.requestError(B.phrase("offline_other"));
     }
   });
   // Sent, and no answer (the Wi-Fi dropped on the way): kept as it was sent.
   document.addEventListener("htmx:sendError", function (event) {
     var form = roundForm(event.detail.elt);
-    if (form && form.dataset.dutchPoints !== undefined) keepRound(form, true);
+    if (form) keepRound(form, true);
   });
 
   // --- the keeper's queue: sending it -----------------------------------------------------------------
@@ -376,6 +497,7 @@
           if (answer.status === 200 && !answer.redirected && now !== null) {
             heardNow();
             sent = true;
+            sentCount += 1;
             lastSaved = Math.max(lastSaved, now);
             retryMs = 2000;
             return store("rounds", "readwrite", function (s) { return s["delete"](entry.id); }).then(next);
@@ -404,18 +526,24 @@
   function sync() {
     if (sending || problem || editing !== null || !navigator.onLine) return;
     sending = true;
+    panel();  // no Edit or Discard while a round may be on its way
     var run = function () { return sendAll(); };
     var locked = navigator.locks ? navigator.locks.request("blitzboard-rounds-" + GAME, run) : run();
     Promise.resolve(locked).catch(noop).then(function () {
       sending = false;
       return show();
     }).then(function () {
+      if (!pending.length && sentCount) {
+        sentToSay += sentCount;
+        sentCount = 0;
+        sayWhatWasSent();
+      }
       // A round kept while these were being sent: its own sync found this one busy.
       if (pending.length && !problem && !retryTimer) sync();
     });
   }
 
-  // The keeper's choice after a conflict or a refusal.
+  // The keeper's choice: after a conflict, or for one waiting round (edit it, discard it).
   document.addEventListener("click", function (event) {
     var action = event.target.closest("[data-queue-action]");
     if (!action) return;
@@ -434,35 +562,52 @@
       rewrite(function (rows, s) {
         rows.forEach(function (entry) { s["delete"](entry.id); });
       }).then(function () { problem = null; return show(); }, noop);
-    } else if (what === "discard-one" && problem) {
-      // The refused round is the first: those after it now expect the game one version earlier.
-      var gone = problem.id;
+    } else if (what === "discard-one" && !sending && editing === null) {
+      // One round out of the line: those after it now expect the game one version earlier.
+      var gone = Number(action.closest("[data-queue-id]").dataset.queueId), after = false;
       rewrite(function (rows, s) {
         rows.forEach(function (entry) {
           if (entry.id === gone) {
             s["delete"](entry.id);
-          } else {
+            after = true;
+          } else if (after) {
             entry.version -= 1;
             s.put(entry);
           }
         });
       }).then(function () {
-        problem = null;
+        if (problem && problem.id === gone) problem = null;
         sync();
         return show();
       }, noop);
-    } else if (what === "edit" && problem) {
-      var entry = pending.filter(function (e) { return e.id === problem.id; })[0];
+    } else if (what === "edit" && !sending && editing === null) {
+      // Back in the form as it was typed; saved again, it takes its own place in the line.
+      var id = Number(action.closest("[data-queue-id]").dataset.queueId);
+      var entry = pending.filter(function (e) { return e.id === id; })[0];
       var form = roundForm(document.querySelector("#round-entry form"));
       if (!entry || !form) return;
+      entry.typed = typedIn(form);
+      clearForm(form);
+      putBack(form, entry.fields);
+      if (entry.points) form.querySelector("input.num").dispatchEvent(new Event("input", { bubbles: true }));
       editing = entry;
-      Object.keys(entry.fields).forEach(function (name) {
-        if (form.elements[name]) form.elements[name].value = entry.fields[name];
-      });
-      form.elements[Object.keys(entry.fields)[0]].dispatchEvent(new Event("input", { bubbles: true }));
+      entry.before = problem;
       problem = { kind: "editing", id: entry.id, text: B.phrase("editing") };
+      agree();
       panel();
       form.querySelector("input.num").focus();
+    } else if (what === "cancel-edit" && editing !== null) {
+      // Left as it was: the form as it was before Edit (empty, or the next round half typed).
+      var form2 = roundForm(document.querySelector("#round-entry form"));
+      if (form2) {
+        clearForm(form2);
+        putBack(form2, editing.typed);
+      }
+      problem = editing.before;
+      editing = null;
+      agree();
+      panel();
+      sync();
     }
   });
 
@@ -470,8 +615,9 @@
   document.addEventListener("htmx:afterSettle", function (event) {
     if (event.detail.elt && event.detail.elt.id === "game") {
       keepState();
-      standings();
+      agree();
       panel();
+      sayWhatWasSent();
     }
   });
   window.addEventListener("online", sync);

@@ -16,7 +16,8 @@ each handed the change it undoes), and is itself logged, naming the change it un
   since (the round was most likely entered again), or when the database can't put it between its
   neighbours any more (SQLite reuses the highest row id: only after the rounds after it went too);
 - a restoration: the round is deleted again;
-- a rules change: the old settings.
+- a rules change: the old settings;
+- a player's rename: their old name (app.games.players; at a table, the person of that name again).
 
 A revert is refused (409 `cant-revert`, nothing changed) unless what the change touched is still as
 the change left it: a round corrected again, or a setting changed again, is put back by reverting the
@@ -41,10 +42,11 @@ from app.rules import scoring
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
 
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
+RENAME = "rename"  # a player's name: old and new are {"player_id", "name"}
 # The log's rows, written as plain Core in the change's write (no ORM flush); every column named.
 CHANGE_INSERT = RoundChange.__table__.insert()  # type: ignore[attr-defined]
 FIELDS_UNSET = {"round_number": None, "round_id": None, "old": None, "new": None}
-KINDS = (CORRECTION, DELETION, RESTORATION, RULES)
+KINDS = (CORRECTION, DELETION, RESTORATION, RULES, RENAME)
 # The name and every rule parameter of any kind (app.rules.base.PARAMS), in the API's order.
 SETTINGS = ("name", *dict.fromkeys(name for params in scoring.PARAMS.values() for name in params))
 # Why a rules change can't be reverted, per setting: whole sentences, translated where said.
@@ -130,6 +132,8 @@ def why_not(change: Change, view: GameView) -> str | None:
     """Why the change can't be reverted on the game as it stands; None when it can."""
     if change.kind == RULES:
         return _rules_moved(change, settings_of(view.game)) or _rules_break_rounds(change, view)
+    if change.kind == RENAME:
+        return renamed_since(change, view)
     number = change.round_number
     if change.kind == DELETION:
         # Its row id back with its cards: restored (SQLite may give its id to a new round instead).
@@ -166,6 +170,17 @@ def _rules_break_rounds(change: Change, view: GameView) -> str | None:
     return problem_text(problems[0]) if problems else None
 
 
+def renamed_since(change: Change, view: GameView) -> str | None:
+    """Why a rename can't be reverted: the player is gone, or has another name now."""
+    new = change.new or {}
+    now = view.player_names().get(new.get("player_id", 0))
+    if now is None:
+        return _("That player is no longer in the game: there is nothing to revert.")
+    if now != new.get("name"):
+        return _("{name} was renamed again since: revert the later change first.").format(name=now)
+    return None
+
+
 def deleted_since(number: int | None) -> str:
     return _("Round {number} was deleted since: there is nothing to revert.").format(number=number)
 
@@ -187,6 +202,8 @@ def public(change: Change, view: GameView) -> dict[str, Any]:
             return None
         if change.kind == RULES:
             return {name: logged[name] for name in SETTINGS if name in logged}
+        if change.kind == RENAME:
+            return {name: logged[name] for name in ("player_id", "name") if name in logged}
         return {name: logged[name] for name in ("scores", "caller") if name in logged}
 
     return {
@@ -251,6 +268,14 @@ def log_rules(session: Session, view: GameView, before: dict[str, Any], revertin
     after = settings_of(view.game)
     if moved := [name for name in SETTINGS if name in before and before[name] != after.get(name)]:
         _log(session, view, RULES, reverting, old={n: before[n] for n in moved}, new={n: after[n] for n in moved})
+
+
+def log_rename(
+    session: Session, view: GameView, player_id: int, old: str, new: str, reverting: Change | None = None
+) -> None:
+    if old != new:
+        old_name, new_name = {"player_id": player_id, "name": old}, {"player_id": player_id, "name": new}
+        _log(session, view, RENAME, reverting, old=old_name, new=new_name)
 
 
 # --- reading ------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Undoing a logged change (app.games.changes says what each kind puts back, and when it can't): through the
-write that puts back what the change replaced, `Games.update`, `Games.replace_round` or `Games.delete_round`
-handed the change as `reverting`, or for a deleted round `_restore`, back at its old row id (so in its
-place). A use case like the others, on the game's writer; `Games.revert_change` offers it.
+write that puts back what the change replaced, `Games.update`, `Games.replace_round`, `Games.delete_round` or
+`Games.rename_player` handed the change as `reverting`, or for a deleted round `_restore`, back at its old
+row id (so in its place). A use case like the others, on the game's writer; `Games.revert_change` offers it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlmodel import select
 from app.errors import CantRevert, GameNotFound, InvalidInput, TooManyRounds
 from app.games.changes import (
     DELETION,
+    RENAME,
     RESTORATION,
     RULES,
     Change,
@@ -65,6 +66,12 @@ def revert_change(
             try:
                 return games.update(game_id, credential, rules_update(change.old or {}), **options)
             except InvalidInput as error:  # the old rules don't allow a round played since
+                raise CantRevert(error.detail) from error
+        if change.kind == RENAME:
+            old = change.old or {}
+            try:
+                return games.rename_player(game_id, old.get("player_id", 0), credential, old.get("name", ""), **options)
+            except InvalidInput as error:  # another player has the old name now
                 raise CantRevert(error.detail) from error
         if change.kind == DELETION:
             return _restore(games, game_id, credential, **options)

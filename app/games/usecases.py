@@ -1,4 +1,5 @@
 """The use cases of a game: create it, change its name or rules, start / add / correct / delete a round;
+rename a player (app.games.players);
 revert a logged change (app.games.reverts); a new key, a handover and the game's deletion
 (app.games.keeping); reading it.
 
@@ -23,7 +24,7 @@ from app.errors import (
     InvalidInput,
     TooManyRounds,
 )
-from app.games import keeping, reverts
+from app.games import keeping, players, reverts
 from app.games.changes import (
     Change,
     log_correction,
@@ -314,6 +315,11 @@ class Games:
             view.game.round_started_at = timing.blitz_moment(utcnow())
 
         return self.writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
+
+    # the players (app.games.players)
+
+    def rename_player(self, game_id: str, player_id: int, credential: Credential, name: str, **options: Any) -> Outcome:
+        return players.rename_player(self, game_id, player_id, credential, name, **options)
 
     # reverting (app.games.reverts)
 

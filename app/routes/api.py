@@ -45,6 +45,7 @@ from app.routes.deps import (
     IdempotencyKey,
     IfMatch,
     IfNoneMatch,
+    PlayerId,
     PreferMinimal,
     RoundNumber,
     TableBearerDep,
@@ -52,7 +53,7 @@ from app.routes.deps import (
 )
 from app.rules.presets import describe
 from app.rules.timing import COUNTDOWN_S
-from app.schemas import GameCreate, GameUpdate, RoundIn
+from app.schemas import GameCreate, GameUpdate, PlayerUpdate, RoundIn
 
 router = APIRouter(
     prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
@@ -177,6 +178,33 @@ def update_game(
 ) -> Response:
     idempotency = Idempotency.of(idempotency_key, "PATCH", data.model_dump(mode="json", exclude_unset=True))
     outcome = games.update(game_id, credential, data, if_match=if_match, idempotency=idempotency)
+    return _answer(outcome, request, minimal)
+
+
+@router.patch(
+    "/games/{game_id}/players/{player_id}",
+    response_model=GamePublic | GameMinimal,
+    responses=_WRITE_ERRORS,
+    summary="Rename a player",
+    description="A typo fixed during the game: the player keeps their id, seat, rounds and points. The new name "
+    "is checked as a new game's are (422 beside `name`: blank, too long, or another player's). Logged in the "
+    "game's changes (`kind` `rename`) and reverted by renaming back. At a table the player becomes the roster's "
+    "person of the new name (ignoring case, with the roster's spelling), or a new person joins the roster; the "
+    "person they were keeps their other games.",
+)
+def rename_player(
+    game_id: GameId,
+    player_id: PlayerId,
+    data: PlayerUpdate,
+    request: Request,
+    games: GamesDep,
+    credential: BearerDep,
+    minimal: PreferMinimal,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    idempotency = Idempotency.of(idempotency_key, f"PATCH /players/{player_id}", data.model_dump(mode="json"))
+    outcome = games.rename_player(game_id, player_id, credential, data.name, if_match=if_match, idempotency=idempotency)
     return _answer(outcome, request, minimal)
 
 

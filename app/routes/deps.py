@@ -53,6 +53,7 @@ TableQuery = Annotated[str | None, Query(min_length=1, max_length=32, pattern=r"
 PersonId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A person's `id`, as the table lists them.")]
 GameId = Annotated[str, Path(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 RoundNumber = Annotated[int, Path(ge=1, le=100_000)]
+PlayerId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A player's `id`, as the game lists them.")]
 ChangeId = Annotated[int, Path(ge=1, le=2**31 - 1, description="A change's `id`, as the game's changes list it.")]
 IdempotencyKey = Annotated[
     str | None,

@@ -1,12 +1,12 @@
 """The game pages: the scorekeeper's page and its form posts (round start, rounds, corrections, deletions,
-house rules, rematch). The edit link and a new edit key are app.routes.handover's (who keeps score).
+a player's name, house rules, rematch). The edit link and a new edit key are app.routes.handover's (who keeps score).
 
 Routes raise: an unknown game, a refused key or a forged form goes up as a GameError, which the one
 handler (app.http.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
 broken by the round typed, the game changed meanwhile) is caught here and shown beside the field.
 
 Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
-routes answer the `_game.html` fragment that the page itself includes. About 400 lines: one route per
+routes answer the `_game.html` fragment that the page itself includes. Over 400 lines: one route per
 form of the scorekeeper's page, each a few lines of reading and answering, kept together as the page is.
 """
 
@@ -34,7 +34,7 @@ from app.http.ratelimit import client_address
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.preconditions import none_match
-from app.routes.deps import ChangeId, GameId, Games, GamesDep, RoundNumber
+from app.routes.deps import ChangeId, GameId, Games, GamesDep, PlayerId, RoundNumber
 from app.rules import scoring
 from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
 from app.security import (
@@ -157,6 +157,7 @@ def keeper_answer(
     message: str | None = None,
     status: int = 200,
     rules_form: dict[str, Any] | None = None,
+    players_form: dict[str, Any] | None = None,
     view: GameView | None = None,
     done: dict[str, int] | None = None,
     refused: tuple[int, str] | None = None,
@@ -166,7 +167,7 @@ def keeper_answer(
     `view` when the use case already has the game as it now stands. `done` names a round just saved,
     corrected or undone (its counts back in the form), or a change reverted, which the page confirms; `refused`: a revert refused, (change id, why), said beside
     that change; `preserved`: after a new round, the round cards the page already shows (left out)."""
-    if status == 200 and form is None and message is None and rules_form is None and not is_htmx(request):
+    if status == 200 and form is None and message is None and not (rules_form or players_form) and not is_htmx(request):
         return keeper_redirect(request, game_id, done)
     view = view or games.get(game_id)
     data = _page_data(request, games, view)
@@ -174,7 +175,13 @@ def keeper_answer(
     if form is None and done and "undone" in done:  # the round just undone, its counts back in the form
         form = refilled(data.changes, done["undone"], len(view.round_ids))
     keeper = Keeper(
-        form=form, message=message, rules_form=rules_form, done=confirmed, refused=refused, preserved=preserved
+        form=form,
+        message=message,
+        rules_form=rules_form,
+        players_form=players_form,
+        done=confirmed,
+        refused=refused,
+        preserved=preserved,
     )
     return keeper_fragment(request, data, keeper, status=status)
 
@@ -312,6 +319,24 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
     response = go(request, request.app.url_path_for("view_page", game_id=game_id))
     response.delete_cookie(edit_cookie_name(game_id), path="/")
     return response
+
+
+@router.post("/g/{game_id}/players/{player_id}", name="rename_player_page")
+async def rename_player_page(request: Request, game_id: GameId, player_id: PlayerId, games: GamesDep) -> Response:
+    """A player renamed (a typo fixed); a refused name comes back in its field as typed, with why beside it."""
+    form = await read_form(request)
+    typed = form.get("name", "")
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    try:
+        outcome = await run_in_threadpool(
+            games.rename_player, game_id, player_id, credential, typed[:1000], if_match=form.get("version") or None
+        )
+    except (InvalidInput, VersionMismatch) as error:
+        why = error.detail if isinstance(error, InvalidInput) else _("The game changed on another device: save again.")
+        refused = {"player_id": player_id, "name": typed, "error": why}
+        status = 422 if isinstance(error, InvalidInput) else 409
+        return keeper_answer(request, games, game_id, players_form=refused, status=status)
+    return keeper_answer(request, games, game_id, view=outcome.current)
 
 
 @router.post("/g/{game_id}/rules", name="rules_page")

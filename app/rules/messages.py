@@ -18,6 +18,7 @@ MESSAGES: dict[str, str] = {
     "lives_range": N_("The lives each player starts with must be between {low} and {high}."),
     "player_count": N_("A game has {low} to {high} players; this one has {count}."),
     "name_twice": N_("Two players are called {name}; give each player a different name."),
+    "name_taken": N_("Another player is already called {name}; give each player a different name."),
     "starting_score_range": N_("{name}'s starting score must be between {low} and {high}."),
     "starting_score_range_unnamed": N_("This player's starting score must be between {low} and {high}."),
     "starting_score_lives": N_("A game of 31 has no starting scores: every player starts with the same lives."),

@@ -1,5 +1,6 @@
 """What it takes to win next round: pure, like app.rules.scoring, whose rules it reads
-(tests/project/test_architecture.py checks that it imports nothing else).
+(tests/project/test_architecture.py checks that it imports nothing else). In Dutch, where the lowest
+total wins and reaching the target ends the game, it is who is near that limit (`near_the_limit`).
 
 A game ends after a round in which the highest total reaches the target, so whoever wins next round
 must reach it. Reaching it is also enough when nobody else does: the only total at or past the target
@@ -58,3 +59,29 @@ def what_it_takes(state: GameState, seats: list[int]) -> list[Chance]:
     return [
         Chance(pid, needs[pid], tuple((other, needs[other]) for other in in_reach if other != pid)) for pid in in_reach
     ]
+
+
+# Dutch: the worst hand of the four cards a round starts with (two black kings, two queens: 13 + 13 +
+# 12 + 12). A player this close to the limit can reach it next round without a penalty card.
+WORST_FOUR_CARD_HAND = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    player_id: int
+    to_go: int  # the points that take them to the limit (the target), which ends the game
+
+
+def near_the_limit(state: GameState) -> list[Limit]:
+    """Dutch (`lowest`): the players one bad round from the limit (at most a four-card hand to go),
+    the closest first (ties in the standings' order). Empty when the game is over, while a tie is
+    being played off (the banner says that), and in the other kinds."""
+    rules = state.rules
+    if state.over or state.tie_break_due or rules.kind != Kind.LOWEST:
+        return []
+    near = [
+        Limit(s.player.id, rules.target - state.totals[s.player.id])
+        for s in state.standings
+        if 0 < rules.target - state.totals[s.player.id] <= WORST_FOUR_CARD_HAND
+    ]
+    return sorted(near, key=lambda limit: limit.to_go)

@@ -1,5 +1,6 @@
 """The "Changes" section of the game pages: the latest logged changes (app.games.changes), newest first, in
-plain words ("Round 3 corrected at 21:04: Ben, Blitz 3 → 2"), and whether the scorekeeper may revert each.
+plain words ("Round 3 corrected at 21:04: Ben, Blitz 3 → 2"; "Player renamed at 21:05: “Bn” → “Ben”"), and
+whether the scorekeeper may revert each.
 
 Times are UTC on the server (it knows no one's time zone): the page shows them in a <time> element
 with its ISO datetime, and static/app.js rewrites the text to the phone's local time. Until then they
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.games.changes import CORRECTION, DELETION, RESTORATION, RULES, Change, why_not
+from app.games.changes import CORRECTION, DELETION, RENAME, RESTORATION, RULES, Change, why_not
 from app.games.views import GameView
 from app.i18n import N_, _, join_names, number
 from app.rules import scoring
@@ -130,6 +131,10 @@ def _words(change: Change, names: dict[int, str], lives: bool = False) -> tuple[
             for s in SETTING_NAMES
             if s in new
         ]
+    if change.kind == RENAME:
+        names_were = [_("“{name}”").format(name=(logged or {}).get("name", "")) for logged in (change.old, change.new)]
+        what = _("Player renamed back") if undo else _("Player renamed")
+        return what, [Part(_("{old} → {new}").format(old=names_were[0], new=names_were[1]))]
     return change.kind, []
 
 

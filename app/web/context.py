@@ -109,6 +109,7 @@ class Keeper:
     handover: str | None = None  # the share box's "share" (the edit link) or "move" (a handover link)
     message: str | None = None
     rules_form: dict[str, Any] | None = None  # the rules form back with what was typed and the messages
+    players_form: dict[str, Any] | None = None  # a refused rename: {"player_id", "name" as typed, "error"}
     done: Done | None = None
     refused: tuple[int, str] | None = None  # (change id, why)
     preserved: range | tuple[()] = ()
@@ -247,6 +248,7 @@ class GamePage:
             "confirm_delete": keeper.confirm_delete,
             "confirm_delete_game": keeper.confirm_delete_game,
             "rules_form": keeper.rules_form,
+            "players_form": keeper.players_form,
             "timer": self.timer,
             "chart": self.chart,
             **_flat(self.banner),

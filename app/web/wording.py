@@ -1,12 +1,12 @@
 """How a game page words a card game's counts, per game and in the request's language: Dutch Blitz
 says "Dutch cards", "Blitz pile" and "Blitz!" (app.rules.presets.BLITZ_WORDS); Nerts and Ligretto say
 "centre" and "pile", and call out their own name. And what it takes to win next round, in words
-(`chance_lines`)."""
+(`chance_lines`; in Dutch, who is near the limit that ends the game)."""
 
 from __future__ import annotations
 
-from app.i18n import _, join_names, pgettext, signed
-from app.rules.outlook import what_it_takes
+from app.i18n import _, join_names, number, pgettext, signed
+from app.rules.outlook import near_the_limit, what_it_takes
 from app.rules.presets import BLITZ_WORDS
 from app.rules.scoring import GameState
 
@@ -58,8 +58,16 @@ def cell_labels(preset: str) -> dict[str, str]:
 def chance_lines(state: GameState, seats: list[int], names: dict[int, str]) -> list[str]:
     """ "Ana wins next round with +9 or more", "Ben wins with +21 or more if Ana gets under +9", per player
     in reach (app.rules.outlook), in the request's language (what "needs" and "under" meant had to be
-    guessed; a TV shows every line at once, so they stay short)."""
-    lines = []
+    guessed; a TV shows every line at once, so they stay short). In Dutch, where reaching the target
+    ends the game and the lowest total wins: "Cy is out at 100: 5 to go", for each player one bad
+    round from it (app.rules.outlook.near_the_limit), the closest first."""
+    target = number(state.rules.target)
+    lines = [
+        _("{name} is out at {target}: {points} to go").format(
+            name=names[near.player_id], target=target, points=number(near.to_go)
+        )
+        for near in near_the_limit(state)
+    ]
     for chance in what_it_takes(state, seats):
         name, needs = names[chance.player_id], signed(chance.needs)
         if not chance.others_under:

@@ -169,12 +169,13 @@ def _revertable(app: FastAPI, game_id: str) -> int:
 
 
 TAKES_NOTHING = ("GET /api/v1/presets",)
-# The operations whose body names something: a game, a table, a person at it (new or renamed).
+# The operations whose body names something: a game, a table, a person at it (new or renamed), a player.
 RENAMES = (
     "/api/v1/games/{game_id}",
     "/api/v1/tables/{table_id}",
     "/api/v1/tables/{table_id}/people",
     "/api/v1/tables/{table_id}/people/{person_id}",
+    "/api/v1/games/{game_id}/players/{player_id}",
 )
 
 
@@ -221,6 +222,8 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
         path_parameters["table_id"] = game["table_id"]
     if "person_id" in path_parameters and (full or data.draw(st.booleans(), label="a person who played no game")):
         path_parameters["person_id"] = game["person_id"]
+    if "player_id" in path_parameters and (full or data.draw(st.booleans(), label="a player of the game")):
+        path_parameters["player_id"] = data.draw(st.sampled_from(game["player_ids"]), label="player")
     if "number" in path_parameters and (full or data.draw(st.booleans(), label="round 1")):
         path_parameters["number"] = 1
     if "change_id" in path_parameters and (full or data.draw(st.booleans(), label="a revertable change")):

@@ -287,7 +287,7 @@ def test_a_save_without_network_is_kept_on_the_phone_and_sent_when_back(phones: 
     fill_round(page, ["Ana", "Ben"], [(10, 0), (5, 2)])
     context.set_offline(True)
     page.get_by_role("button", name="Save round").click()
-    expect(page.locator("#offline-queue .pending-rounds li")).to_have_text(["Round 1: Ana +10 · Ben +1"])
+    expect(page.locator("#offline-queue .pending-rounds .round-line")).to_have_text(["Round 1: Ana +10 · Ben +1"])
     expect(dutch(page, "Ana")).to_have_value("")  # ready for the next round
     expect(page.get_by_role("alert")).to_have_count(0)
     assert game.read()["rounds"] == []

@@ -352,7 +352,7 @@ def test_the_document_declares_the_preference_the_minimal_answers_and_their_head
             assert ("Location" in answer["headers"]) == (status == "201"), (path, method)
     assert takes == {
         "create_game", "update_game", "add_round", "start_round", "replace_round", "delete_round", "revert_change",
-        "rotate_key", "create_table", "update_table", "rotate_table_key", "add_person", "rename_person",
+        "rename_player", "rotate_key", "create_table", "update_table", "rotate_table_key", "add_person", "rename_person",
         "remove_person", "import_game", "import_table",
     }  # fmt: skip
 

@@ -7,8 +7,8 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.rules.outlook import Chance, round_score_range, what_it_takes
-from app.rules.scoring import Player, Rules, Score, TieBreak, score_game
+from app.rules.outlook import Chance, Limit, near_the_limit, round_score_range, what_it_takes
+from app.rules.scoring import Kind, Player, Rules, Score, TieBreak, score_game
 
 ANA, BEN, CY, DEE = 1, 2, 3, 4
 
@@ -88,3 +88,31 @@ def test_the_view_page_says_what_it_takes(client: TestClient, make_game):
     assert [li.get_text() for li in page.select("#what-it-takes li")] == ["Ana wins next round with +5 or more"]
     start = make_game(players=[{"name": "Ana"}, {"name": "Ben"}])
     assert BeautifulSoup(client.get(f"/g/{start.id}").text, "html.parser").select("#what-it-takes") == []
+
+
+# --- Dutch: who is near the limit (the lowest total wins; reaching the target ends the game) ----------
+
+DUTCH_RULES = Rules(kind=Kind.LOWEST, preset="dutch", target=100)
+
+
+def hands(starts: list[int], rounds: list[list[int]]):
+    players = [Player(i + 1, name, start) for i, (name, start) in enumerate(zip("ABCD", starts, strict=False))]
+    return score_game(players, DUTCH_RULES, [[Score(i + 1, hand=h) for i, h in enumerate(r)] for r in rounds])
+
+
+@pytest.mark.parametrize(
+    ("starts", "rounds", "expected"),
+    [
+        ([0, 0, 0], [], []),  # nobody near
+        ([0, 0, 0], [[10, 50, 49]], [Limit(BEN, 50)]),  # 50 to go: one four-card hand (13+13+12+12) away
+        ([60, 95, 0], [[0, 0, 0]], [Limit(BEN, 5), Limit(ANA, 40)]),  # the closest first
+        ([0, 0, 0], [[0, 100, 0]], []),  # Ben reached it: the game is over
+        ([90, 90, 95], [[9, 9, 5]], []),  # a tie for the lowest at the end: played off, the banner says so
+    ],
+)
+def test_near_the_limit(starts, rounds, expected):
+    assert near_the_limit(hands(starts, rounds)) == expected
+
+
+def test_near_the_limit_is_dutchs_only():
+    assert near_the_limit(state([90, 0], Rules(), [])[0]) == []

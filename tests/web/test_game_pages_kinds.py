@@ -292,8 +292,54 @@ def test_the_dutch_view_ranks_the_lowest_first_and_says_so(client: TestClient, m
     line = page.select_one("#scoreboard .rules-line")
     assert text(line.select_one("strong")) == "Lowest total wins"
     assert text(line) == "Lowest total wins · the game ends when someone reaches 100"
-    assert page.select("#what-it-takes, #banner") == []
+    assert page.select("#banner") == []
+    # Cy, at 50, can reach the limit with one bad hand: what it takes is how far the limit is.
+    assert [text(li) for li in page.select("#what-it-takes li")] == ["Cy is out at 100: 50 to go"]
     assert page.select_one("#round-entry") is None  # a viewer has no form
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", ["Cy is out at 100: 5 to go", "Ana is out at 100: 45 to go"]),
+        ("ru", ["Cy выбывает на 100: осталось 5", "Ana выбывает на 100: осталось 45"]),
+        ("de", ["Cy ist bei 100 raus: noch 5", "Ana ist bei 100 raus: noch 45"]),
+    ],
+)
+def test_dutch_bars_show_danger_and_what_it_takes_is_the_limit(
+    client: TestClient, make_game, language: str, said: list[str]
+):
+    # Ben 10, Ana 15 + 40 = 55, Cy 50 + 45 = 95: Cy about to lose, Ana past half the limit.
+    game = played(make_game, DUTCH, [*DUTCH_ROUNDS[:2], ((40, 0, 45), None)])
+    response = client.get(f"/g/{game.id}", headers={"Accept-Language": language})
+    page = html(response)
+    ana, ben, cy = (str(pid) for pid in game.player_ids)
+    assert standings(page) == [("1", "Ben", "10"), ("2", "Ana", "55"), ("3", "Cy", "95")]
+    assert [li["data-player-id"] for li in page.select("#scoreboard li.standing.risk-high")] == [cy]
+    assert [li["data-player-id"] for li in page.select("#scoreboard li.standing.risk-mid")] == [ana]
+    assert page.select_one(f"#scoreboard li[data-player-id='{ben}']:not(.risk-mid):not(.risk-high) progress.bar")
+    assert [text(li) for li in page.select("#what-it-takes li")] == said  # the closest first
+    # The bars of a game the highest total wins keep the players' colours: no danger there.
+    blitz = make_game([{"name": name} for name in NAMES])
+    play_cards(blitz, [(30, 0), (10, 2), (5, 1)])
+    assert view(client, blitz).select("#scoreboard .risk-mid, #scoreboard .risk-high") == []
+
+
+def test_the_danger_colours_are_dutchs_only(client: TestClient):
+    css = client.get("/static/app.css").text
+    for rule in (
+        ".scoreboard-lowest .bar{",
+        ".scoreboard-lowest .risk-mid .bar{",
+        ".scoreboard-lowest .risk-high .bar{",
+    ):
+        assert rule.replace(" ", "") in css.replace(" ", ""), rule
+
+
+def test_no_limit_line_once_the_dutch_game_is_over(client: TestClient, make_game):
+    game = played(make_game, DUTCH, [((3, 10, 20), 0), ((0, 0, 95), None)])
+    page = view(client, game)
+    assert page.select("#banner")  # Cy past 100: over
+    assert page.select("#what-it-takes") == []
 
 
 def test_the_31_view_shows_hearts_the_county_and_who_is_out(client: TestClient, make_game):
@@ -305,7 +351,10 @@ def test_the_31_view_shows_hearts_the_county_and_who_is_out(client: TestClient, 
     ana = row(page, game, 0)
     assert "♥" not in text(ana.select_one(".hearts"))
     assert "on the county" in text(ana.select_one(".lives-left")) and "out" not in ana["class"]
-    assert text(page.select_one("#scoreboard .rules-line")) == "3 lives each · last player in wins · with the county (no lives left: one more chance)"
+    assert (
+        text(page.select_one("#scoreboard .rules-line"))
+        == "3 lives each · last player in wins · with the county (no lives left: one more chance)"
+    )
     assert page.select("#scoreboard progress") == []
     play(game, *T31_ROUNDS[2])  # Ana loses on the county: out
     play(game, *T31_ROUNDS[3])  # Ben's 31 costs Cy a life

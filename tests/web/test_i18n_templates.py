@@ -295,6 +295,20 @@ def test_what_app_js_says_comes_from_the_page_in_its_language(client: TestClient
     assert "{name}" in said["starting_score"] and "{status}" in said["failed"]  # app.js fills these in
 
 
+def test_what_rounds_js_says_comes_from_the_keepers_page_in_its_language(client: TestClient, pseudo: str, make_game):
+    game = make_game()
+    claim(client, game.id, game.key)
+    client.cookies.set(i18n.COOKIE, pseudo)
+    page = html(client.get(f"/g/{game.id}/score"))
+    own = json.loads(str(page.select_one('meta[name="offline-text"]')["content"]))
+    app_js = json.loads(str(page.select_one('meta[name="js-text"]')["content"]))
+    used = set(re.findall(r'phrase\("(\w+)"', (ROOT / "static" / "rounds.js").read_text(encoding="utf-8")))
+    assert {"round_n", "waiting_count", "hands_line", "sent_one", "sent_few", "sent_many", "sent_other"} <= used
+    assert set(own) == used - set(app_js)  # every word of its own is on the page, and no other
+    assert all(text.startswith(OPEN) and text.endswith(CLOSE) for text in own.values()), own
+    assert all("{n}" in own[key] for key in ("round_n", "waiting_count", "sent_one", "sent_other"))
+
+
 # --- <html lang> and the language switch -------------------------------------------------------------
 
 

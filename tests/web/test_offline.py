@@ -10,6 +10,7 @@ import struct
 import pytest
 from fastapi.testclient import TestClient
 
+from app import i18n
 from app.http.assets import build
 from app.paths import KEPT_PAGES
 from tests.helpers import GameHandle, claim, csrf_of, html, round_form
@@ -80,6 +81,23 @@ def test_the_service_worker_names_this_deployment_and_its_shell(client: TestClie
     page = html(client.get("/"))
     for script in page.select("script[src], link[rel=stylesheet]"):
         assert (script.get("src") or script.get("href")) in shell
+
+
+def test_the_round_entry_script_is_the_scorekeepers_only_and_in_the_shell(client: TestClient, make_game):
+    # static/entry.js: the round form's script, which spectators' pages don't download.
+    game: GameHandle = make_game(players=NAMES)
+    first = client.get("/sw.js").text.split("\n", 1)[0]
+    shell = json.loads(first.split("SHELL = ", 1)[1].rstrip(";").split(", KEPT = ")[0])
+    viewer = html(client.get(f"/g/{game.id}"))
+    assert not [s for s in viewer.select("script[src]") if s["src"].startswith("/static/entry.js")]
+    claim(client, game.id, game.key)
+    keeper = html(client.get(f"/g/{game.id}/score"))
+    scripts = [s["src"] for s in keeper.select("script[src]")]
+    entry = [src for src in scripts if src.startswith("/static/entry.js?v=")]
+    assert len(entry) == 1 and entry[0] in shell
+    assert scripts.index(entry[0]) > next(i for i, src in enumerate(scripts) if src.startswith("/static/app.js"))
+    for src in scripts:
+        assert src in shell, src
 
 
 def test_the_offline_page_says_so(client: TestClient):
@@ -170,3 +188,35 @@ def test_a_kept_round_brings_its_time_from_the_phone(keeper: TestClient, game: G
     assert keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"}).status_code == 200
     (saved,) = game.get()["rounds"]
     assert (saved["started_at"], saved["duration_s"]) == expected
+
+
+@pytest.mark.parametrize(("preset", "scored"), [("dutch", "points"), ("thirty_one", "lives_lost")])
+def test_a_kept_hand_round_is_scored_by_the_server_once(keeper_of, make_game, preset: str, scored: str):
+    # Dutch's and 31's rounds wait offline with their hands only (rounds.js invents no totals).
+    game: GameHandle = make_game(players=NAMES, rules={"preset": preset})
+    keeper = keeper_of(game)
+    ana, ben = game.player_ids
+    form = {"csrf": csrf_of(keeper, game.id), "version": "1", "request_id": "e1b2c3d4e5f6a1b2c3d4e5f6",
+            f"hand-{ana}": "14", f"hand-{ben}": "22", "caller": str(ana)}  # fmt: skip
+    first = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    again = keeper.post(f"/g/{game.id}/rounds", data=form, headers={"HX-Request": "true"})
+    assert first.status_code == again.status_code == 200
+    assert answered_version(first) == answered_version(again) == 2
+    rounds = game.get()["rounds"]
+    assert len(rounds) == 1
+    # Dutch: Ana called with the lowest hand, 0, Ben his 22; 31: Ana knocked with the sole lowest, two lives.
+    assert [s[scored] for s in rounds[0]["scores"]] == ([0, 22] if preset == "dutch" else [2, 0])
+
+
+def test_the_keepers_page_says_rounds_sent_in_each_plural_form_of_its_language(keeper: TestClient, game: GameHandle):
+    words = {}
+    for lang in ("en", "ru", "de"):
+        keeper.cookies.set(i18n.COOKIE, lang)
+        meta = html(keeper.get(f"/g/{game.id}/score")).select_one('meta[name="offline-text"]')
+        said = json.loads(str(meta["content"]))
+        words[lang] = [said[f"sent_{form}"] for form in ("one", "few", "many", "other")]
+    assert words == {
+        "en": ["{n} round sent", "{n} rounds sent", "{n} rounds sent", "{n} rounds sent"],
+        "ru": ["{n} раунд отправлен", "{n} раунда отправлены", "{n} раундов отправлено", "{n} раунда отправлены"],
+        "de": ["{n} Runde gesendet", "{n} Runden gesendet", "{n} Runden gesendet", "{n} Runden gesendet"],
+    }
