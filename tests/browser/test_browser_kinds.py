@@ -280,7 +280,9 @@ def test_dutch_with_a_penalty_and_a_tie_break_played_on_a_phone(phones: Phones):
 def test_thirty_one_with_two_lives_played_on_a_phone(phones: Phones):
     page = phones.page()
     start_game(page, "31", "thirty_one", NAMES, {"Lives each player starts with": "2"})
-    expect(page.locator("#scoreboard .rules-line")).to_have_text("2 lives each · last player in wins · with the county (no lives left: one more chance)")
+    expect(page.locator("#scoreboard .rules-line")).to_have_text(
+        "2 lives each · last player in wins · with the county (no lives left: one more chance)"
+    )
     form_fits(page)
     hearts = scoreboard(page).locator(".hearts")
     expect(hearts).to_have_text(["♥♥", "♥♥", "♥♥"])
