@@ -189,7 +189,7 @@ class RoundChange(SQLModel, table=True):
         sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
-    kind: str = Field(max_length=16)  # "correction", "deletion", "restoration" or "rules"
+    kind: str = Field(max_length=16)  # "correction", "deletion", "restoration", "rules" or "rename"
     round_number: int | None = None  # the round's number when it changed (None: the rules)
     round_id: int | None = None  # the round's row; no foreign key, as a deleted round's row is gone
     reverts: int | None = None  # the change this one undid (its id), if it was a revert

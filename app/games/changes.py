@@ -37,7 +37,7 @@ from app.errors import CantRevert
 from app.games.game_rules import rounds_under
 from app.games.views import GameView, rules_of
 from app.i18n import N_, _, problem_text
-from app.models import Game, Round, RoundChange, as_utc, utcnow
+from app.models import Game, Player, Round, RoundChange, as_utc, utcnow
 from app.rules import scoring
 from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
 
@@ -177,6 +177,9 @@ def renamed_since(change: Change, view: GameView) -> str | None:
     if now is None:
         return _("That player is no longer in the game: there is nothing to revert.")
     if now != new.get("name"):
+        person = next((p.person_id for p in view.players if p.id == new.get("player_id")), None)
+        if person is not None and person == new.get("person_id"):  # the table's page renamed the person
+            return _("{name} was renamed on the table's page since: rename them there.").format(name=now)
         return _("{name} was renamed again since: revert the later change first.").format(name=now)
     return None
 
@@ -271,11 +274,15 @@ def log_rules(session: Session, view: GameView, before: dict[str, Any], revertin
 
 
 def log_rename(
-    session: Session, view: GameView, player_id: int, old: str, new: str, reverting: Change | None = None
+    session: Session, view: GameView, player: Player, new: str, person_id: int | None, reverting: Change | None = None
 ) -> None:
-    if old != new:
-        old_name, new_name = {"player_id": player_id, "name": old}, {"player_id": player_id, "name": new}
-        _log(session, view, RENAME, reverting, old=old_name, new=new_name)
+    """A player's rename; at a table with the person they were and the person they are now (a revert links
+    the player back to that person)."""
+    old_name: dict[str, Any] = {"player_id": player.id, "name": player.name}
+    new_name: dict[str, Any] = {"player_id": player.id, "name": new}
+    if player.person_id is not None:
+        old_name["person_id"], new_name["person_id"] = player.person_id, person_id
+    _log(session, view, RENAME, reverting, old=old_name, new=new_name)
 
 
 # --- reading ------------------------------------------------------------------------------------

@@ -7,12 +7,16 @@ names are (app.rules.names: trimmed, visible, at most 40 characters) and must di
 every other player's.
 
 At a table the player is a person of its roster, whose name the player carries: a rename links the player
-to the roster's person of the new name (ignoring case; the player takes the roster's spelling), and a name
-the roster doesn't have joins it as a new person, as it would have when the game started. The person the
-player was stays on the roster with their other games (the table's keeper removes someone left without
-games); a table's finished game moves its result to the new person, so a typo fixed counts for the right
-person in the table's standings. Renaming someone in every game of the table is the table's own rename
-(app.tables.usecases.Tables.rename_person).
+to the roster's person of the new name (ignoring case; the player takes the roster's spelling). The game's
+key changes the game, never the roster: a name the roster doesn't have is refused beside the field (the
+table's page adds people, with the table's key), and so is a change of capitals only (the roster's
+spelling is the table's: its page renames the person). The person the player was stays on the roster with
+their other games; a table's finished game moves its result to the new person, so a typo fixed counts for
+the right person in the table's standings. The log keeps both people, so a revert links the player back to
+the person they were, under that person's name now. Renaming someone in every game of the table is the
+table's own rename (app.tables.usecases.Tables.rename_person).
+
+A rename to the name the player has changes nothing: no version, no log, nobody told (`Unchanged`).
 """
 
 from __future__ import annotations
@@ -25,14 +29,14 @@ from sqlmodel import Session
 from app.errors import CantRevert, GameNotFound, InvalidInput
 from app.games.changes import Change, log_rename, renamed_since
 from app.games.views import GameView
-from app.games.writes import Guard, Outcome
+from app.games.writes import Guard, Outcome, Unchanged
 from app.i18n import _
 from app.idempotency import Idempotency
 from app.models import Person, Player
 from app.rules import scoring
 from app.rules.names import clean_name, name_key, name_problem
 from app.security import Credential
-from app.tables.roster import MAX_PEOPLE, roster_people
+from app.tables.roster import roster_people
 
 if TYPE_CHECKING:
     from app.games.usecases import Games
@@ -80,11 +84,14 @@ def rename_player(
         new = checked_player_name(view, player_id, name)
         person_id = player.person_id
         if view.game.table_id is not None and player.person_id is not None:
-            person = _person_called(session, view.game.table_id, new)
+            back_to = (reverting.old or {}).get("person_id") if reverting else None
+            person = _person_called(session, view.game.table_id, new, back_to)
+            if person.id == player.person_id and person.name != new and new != player.name:
+                raise InvalidInput([scoring.Problem("roster_spelling", field="name", params={"name": person.name})])
             new, person_id = person.name, person.id
-        log_rename(session, view, player_id, player.name, new, reverting)
         if new == player.name and person_id == player.person_id:
-            return
+            raise Unchanged
+        log_rename(session, view, player, new, person_id, reverting)
         session.connection().execute(PLAYER_UPDATE, {"player_key": player_id, "name": new, "person_id": person_id})
         # A copy in a new list: the players before the change may be the view cache's (of the version before).
         renamed = Player(
@@ -101,14 +108,14 @@ def rename_player(
     return games.writer.write(game_id, guard, change, if_match=if_match, idempotency=idempotency)
 
 
-def _person_called(session: Session, table_id: str, name: str) -> Person:
-    """The table's person of that name (ignoring case), or a new one who joins the roster."""
+def _person_called(session: Session, table_id: str, name: str, back_to: int | None = None) -> Person:
+    """The table's person of that name (ignoring case), or InvalidInput (field "name") when the roster has
+    nobody of that name. A revert (`back_to`) finds the person the player was while they are on the roster,
+    under their name now."""
     roster = roster_people(session, table_id)
+    if back_to is not None and (person := next((p for p in roster.values() if p.id == back_to), None)):
+        return person
     person = roster.get(name_key(name))
     if person is None:
-        if len(roster) >= MAX_PEOPLE:
-            raise InvalidInput([scoring.Problem("roster_full", field="name", params={"max": MAX_PEOPLE})])
-        person = Person(table_id=table_id, name=name, name_key=name_key(name))
-        session.add(person)
-        session.flush()
+        raise InvalidInput([scoring.Problem("not_on_roster", field="name", params={"name": name})])
     return person

@@ -86,6 +86,7 @@ class Outcome:
     replayed: bool = False  # the first answer to this Idempotency-Key, again: nothing changed now
     edit_key: str | None = None  # a new edit key (a creation, a rotation, a handover): shown only here
     made: Made = NOTHING_MADE  # the round it added, the start it set (a replay's too, wherever the game is now)
+    unchanged: bool = False  # the change found nothing to do (`Unchanged`): no version, no log, nobody told
 
     @property
     def version(self) -> int:
@@ -99,6 +100,12 @@ class Outcome:
     def current(self) -> GameView | None:
         """The game as it stands now, for a page to show (None for a replay: the game may have moved on)."""
         return None if self.replayed else self.view
+
+
+class Unchanged(Exception):
+    """Raised by a change that finds the game already as it asks (a player renamed to the name they have):
+    the write answers the game as it stands and writes nothing, so no viewer's page or waiting round goes
+    stale for a tap that changed nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +230,8 @@ class GameWriter:
             started = game.round_started_at
             try:
                 played = change(before)  # the rounds after the change (None: unchanged)
+            except Unchanged:
+                return Outcome(before, unchanged=True)
             except GameError as error:
                 # Kept as loaded: its game and players are in no session, so the rollback expires nothing.
                 error.view = before
@@ -256,7 +265,7 @@ class GameWriter:
             return Outcome(view, created=created, edit_key=rotate_to, made=made)
 
         outcome = write_transaction(session, work)
-        if outcome.replayed:
+        if outcome.replayed or outcome.unchanged:
             return outcome
         # Warm for the viewers the publish is about to send for it (app.games.viewcache), then tell them.
         try:

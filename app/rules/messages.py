@@ -19,6 +19,8 @@ MESSAGES: dict[str, str] = {
     "player_count": N_("A game has {low} to {high} players; this one has {count}."),
     "name_twice": N_("Two players are called {name}; give each player a different name."),
     "name_taken": N_("Another player is already called {name}; give each player a different name."),
+    "not_on_roster": N_("{name} isn't on this table's roster: add them on the table's page first, then rename here."),
+    "roster_spelling": N_("The table's roster spells this name “{name}”: change its spelling on the table's page."),
     "starting_score_range": N_("{name}'s starting score must be between {low} and {high}."),
     "starting_score_range_unnamed": N_("This player's starting score must be between {low} and {high}."),
     "starting_score_lives": N_("A game of 31 has no starting scores: every player starts with the same lives."),

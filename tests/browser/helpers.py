@@ -241,3 +241,14 @@ def create_game_on_start_page(page: Page, names: list[str], starts: list[int] | 
     page.get_by_role("button", name="Start game").click()
     page.wait_for_url("**/g/*/score")
     expect(page.locator("#round-entry")).to_be_visible()
+
+
+# The rounds a page keeps to send (static/rounds.js: IndexedDB "blitzboard", store "rounds"): their fields.
+QUEUED = """() => new Promise((resolve, reject) => {
+  const open = indexedDB.open("blitzboard", 1);
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const request = open.result.transaction("rounds").objectStore("rounds").getAll();
+    request.onsuccess = () => resolve(request.result.map((r) => r.fields));
+  };
+})"""

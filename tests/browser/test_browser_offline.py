@@ -20,6 +20,7 @@ from playwright.sync_api import BrowserContext, Page, Playwright, Route, expect
 from app.config import ROOT
 from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE
 from tests.browser.helpers import (
+    QUEUED,
     TIMEOUT_MS,
     ApiGame,
     Phones,
@@ -48,17 +49,6 @@ CACHE_STORAGE = """async () => {
   }
   return out;
 }"""
-
-# The rounds this browser keeps to send (IndexedDB "blitzboard", store "rounds").
-QUEUED = """() => new Promise((resolve, reject) => {
-  const open = indexedDB.open("blitzboard", 1);
-  open.onerror = () => reject(open.error);
-  open.onsuccess = () => {
-    const request = open.result.transaction("rounds").objectStore("rounds").getAll();
-    request.onsuccess = () => resolve(request.result.map((r) => r.fields));
-  };
-})"""
-
 
 # Resolves once the service worker controls the page (it installs on the first visit, then claims it).
 CONTROLLED = """() => navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ? true :

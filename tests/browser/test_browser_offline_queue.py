@@ -16,22 +16,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import ApiGame, Phones, api_game, fill_round, scoreboard
+from tests.browser.helpers import QUEUED, ApiGame, Phones, api_game, fill_round, scoreboard
 from tests.servers import Server
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ana", "Ben"]
-
-# The rounds this browser keeps to send (IndexedDB "blitzboard", store "rounds"): their fields.
-QUEUED = """() => new Promise((resolve, reject) => {
-  const open = indexedDB.open("blitzboard", 1);
-  open.onerror = () => reject(open.error);
-  open.onsuccess = () => {
-    const request = open.result.transaction("rounds").objectStore("rounds").getAll();
-    request.onsuccess = () => resolve(request.result.map((r) => r.fields));
-  };
-})"""
 
 
 def keeper(phones: Phones, game: ApiGame) -> Page:

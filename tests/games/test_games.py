@@ -55,7 +55,14 @@ def test_create_answers_the_game_and_its_key(games: Games):
 
 def test_an_outcome_speaks_of_the_game_not_of_http():
     # No status, no body, no links: the API route makes those (app.routes.outcomes).
-    assert [field.name for field in dataclasses.fields(Outcome)] == ["view", "created", "replayed", "edit_key", "made"]
+    assert [field.name for field in dataclasses.fields(Outcome)] == [
+        "view",
+        "created",
+        "replayed",
+        "edit_key",
+        "made",
+        "unchanged",
+    ]
 
 
 def test_the_worked_example_through_the_use_cases(games: Games):

@@ -89,8 +89,11 @@ def test_a_refused_name_says_why_beside_the_field_and_changes_nothing(played: Ga
 
 
 def test_the_same_name_again_or_in_another_case_of_ones_own_is_fine(played: GameHandle):
-    assert rename(played, 1, "Ben").status_code == 200
-    assert changes(played) == []  # nothing changed, nothing logged
+    version = played.get()["version"]
+    same = rename(played, 1, "Ben")
+    assert same.status_code == 200 and same.json()["version"] == version
+    assert played.get()["version"] == version  # nothing changed: no version, so no page or waiting round goes stale
+    assert changes(played) == []  # nothing logged
     assert rename(played, 1, "BEN").status_code == 200
     assert played.get()["players"][1]["name"] == "BEN"
     assert [c["kind"] for c in changes(played)] == ["rename"]
@@ -158,14 +161,55 @@ def test_at_a_table_a_typo_fixed_moves_the_game_to_the_right_person(app, client:
     assert (player["name"], player["person_id"]) == ("Ben", ben)  # the roster's spelling
     assert {r[0] for r in results(app, game.id)} == {table.person("Ana")["id"], ben}
     assert table.person("Bn")["id"] == typo  # still on the roster, without this game
-    # A name the roster doesn't have joins it, as it would have at the start.
-    assert rename(game, 1, "Benno").status_code == 200
-    benno = table.person("Benno")["id"]
-    assert game.get()["players"][1]["person_id"] == benno
-    # Reverted: the person of the old name again.
+    # Reverted: the person they were again.
     assert revert(game, changes(game)[0]["id"]).status_code == 200
-    assert game.get()["players"][1]["person_id"] == ben
-    assert {r[0] for r in results(app, game.id)} == {table.person("Ana")["id"], ben}
+    assert game.get()["players"][1]["person_id"] == typo
+    assert {r[0] for r in results(app, game.id)} == {table.person("Ana")["id"], typo}
+
+
+def test_at_a_table_the_games_key_changes_the_game_never_the_roster(client: TestClient, make_table):  # noqa: F811
+    table = make_table("The Millers", ["Ana", "Ben"])
+    game = table.game(["Ana", "Ben"])
+    before, version = table.get()["people"], table.get()["version"]
+    played_before = game.get()
+    # A name the roster doesn't have is for the table's page (the table's key) to add.
+    body = assert_problem(rename(game, 1, "Benno"), 422)
+    assert body["errors"][-1]["field"].endswith("name") and "Benno" in body["errors"][-1]["message"], body
+    # A change of capitals only is the roster's spelling, which the table's page changes.
+    body = assert_problem(rename(game, 1, "BEN"), 422)
+    assert "“Ben”" in body["errors"][-1]["message"], body
+    assert table.get()["people"] == before and table.get()["version"] == version
+    assert game.get() == played_before
+    assert changes(game) == []
+
+
+def test_at_a_table_a_revert_finds_the_person_by_who_they_are_not_by_the_old_name(client: TestClient, make_table):  # noqa: F811
+    table = make_table("The Millers", ["Ana", "Ben"])
+    game = table.game(["Ana", "Bn"])
+    typo = table.person("Bn")["id"]
+    assert rename(game, 1, "Ben").status_code == 200
+    [change] = changes(game)
+    # The table's page renames the person the player was: the revert goes back to that person, by their name now.
+    people = f"{API}/tables/{table.id}/people/{typo}"
+    assert client.patch(people, json={"name": "Bert"}, headers=table.auth).status_code == 200
+    assert revert(game, change["id"]).status_code == 200
+    player = game.get()["players"][1]
+    assert (player["name"], player["person_id"]) == ("Bert", typo)
+    assert [p["name"] for p in table.get()["people"]].count("Bn") == 0  # nobody new joined for the old name
+
+
+def test_at_a_table_a_rename_the_tables_page_made_since_is_named_as_such(client: TestClient, make_table):  # noqa: F811
+    table = make_table("The Millers", ["Ana", "Ben"])
+    game = table.game(["Ana", "Bn"])
+    assert rename(game, 1, "Ben").status_code == 200
+    [change] = changes(game)
+    ben = table.person("Ben")["id"]
+    assert (
+        client.patch(f"{API}/tables/{table.id}/people/{ben}", json={"name": "Benjamin"}, headers=table.auth).status_code
+        == 200
+    )
+    body = assert_problem(revert(game, change["id"]), 409)
+    assert "table" in body["detail"] and "Benjamin" in body["detail"], body
 
 
 def test_at_a_table_two_players_cant_become_one_person(client: TestClient, make_table):  # noqa: F811
