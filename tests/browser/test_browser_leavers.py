@@ -34,3 +34,23 @@ def test_a_round_after_a_leave_asks_only_the_players_still_in(phones: Phones, se
     expect(scoreboard(viewer).last).to_contain_text("left the game")
     rounds = game.read()["rounds"]
     assert [len(r["scores"]) for r in rounds] == [4, 3]
+
+
+@pytest.mark.parametrize("js", [True, False], ids=["htmx", "no-javascript"])
+def test_the_players_card_marks_a_player_as_gone_and_back(phones: Phones, server: Server, js: bool):
+    game = api_game(server, ["Ana", "Ben", "Cy"])
+    game.add_round([(12, 0), (9, 4), (7, 6)])
+    keeper = phones.page(java_script_enabled=js)
+    keeper.goto(game.edit_url)
+    if js:
+        expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper.locator("#players summary").click()
+    keeper.get_by_role("button", name="Cy has left the game").click()
+    expect(scoreboard(keeper).last).to_contain_text("left the game")
+    expect(dutch(keeper, "Cy")).to_have_count(0)
+    expect(keeper.locator("#changes li.change").first).to_contain_text("Player left after round 1")
+    if not keeper.locator("#players[open]").count():
+        keeper.locator("#players summary").click()
+    keeper.get_by_role("button", name="Cy is back in the game").click()
+    expect(dutch(keeper, "Cy")).to_have_count(1)
+    assert not any(p["left"] for p in game.read()["players"])
