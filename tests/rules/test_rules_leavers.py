@@ -89,3 +89,21 @@ def test_no_outlook_for_a_leaver() -> None:
     assert [c.player_id for c in what_it_takes(state, [1, 2, 3])] == [1]
     close = score_game([ANA, replace(BEN, left_after=1), CY], DUTCH, [[hand(80, 1), hand(90, 2), hand(1, 3)]])
     assert [n.player_id for n in near_the_limit(close)] == [1]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_awards_of_a_finished_game_with_someone_who_left_before_any_round(kind: str) -> None:
+    from app.rules.awards import awards
+
+    rules, _, two = KINDS[kind]
+    rules = replace(rules, target=10) if kind == "cards" else replace(rules, target=12) if kind == "lowest" else rules
+    if kind == "cards":
+        rounds = [[cards(12, 0, 1), cards(2, 4, 2)]]
+    elif kind == "lowest":
+        rounds = [[hand(3, 1), hand(13, 2)]]
+    else:
+        rounds = [[hand(20, 1), hand(25, 2)]] * 4
+    state = score_game([ANA, BEN, replace(CY, left_after=0)], rules, rounds)
+    assert state.over and 3 not in state.winners
+    found = awards(state)
+    assert all(3 not in award.player_ids for award in found)
