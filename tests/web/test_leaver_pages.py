@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.helpers import GameHandle, csrf_of, form_data, game_url, html, round_body, text_of
+from tests.tables.test_tables import make_table  # noqa: F401 (a fixture)
 
 
 def leave(game: GameHandle, index: int) -> None:
@@ -104,3 +105,27 @@ def test_no_leave_button_on_a_finished_game(keeper_of, make_game):
     assert game.add_round([(12, 0), (2, 4), (1, 6), (0, 8)]).status_code == 201
     page = html(keeper_of(game).get(f"/g/{game.id}/score"))
     assert page.select("#players form.rename-player") and page.select('#players button[name="left"]') == []
+
+
+@pytest.mark.parametrize("preset", ["dutch_blitz", "dutch", "thirty_one"])
+def test_every_page_of_a_table_game_finished_after_someone_left_before_any_round(
+    client: TestClient, keeper_of, make_table, preset: str
+):
+    table = make_table("The Millers", ["Ana", "Ben", "Cy"])
+    game = table.game(["Ana", "Ben", "Cy"], rules={"preset": preset})
+    leave(game, 2)
+    ana, ben = game.player_ids[:2]
+    rounds = game_url(game.id, "/rounds")
+    if preset == "dutch_blitz":
+        body = {"scores": [{"player_id": ana, "dutch": 40, "blitz": 0}, {"player_id": ben, "dutch": 0, "blitz": 10}]}
+    else:
+        body = {
+            "scores": [{"player_id": ana, "hand": 30 if preset == "thirty_one" else 0}, {"player_id": ben, "hand": 25}]
+        }
+    while game.get()["status"] == "playing":
+        assert client.post(rounds, json=body, headers=game.auth).status_code == 201, game.get()
+    assert game.get()["winners"] == [ana]
+    for url in (f"/g/{game.id}", f"/t/{table.id}", game_url(game.id, "/export.csv"), game_url(game.id, "/export")):
+        assert client.get(url).status_code == 200, url
+    page = html(keeper_of(game).get(f"/g/{game.id}/score"))
+    assert "left the game" in text_of(page.select("#scoreboard li.standing")[-1])
