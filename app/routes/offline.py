@@ -38,9 +38,20 @@ ICONS = [
     ("icons/maskable-512.png", "512x512", "maskable"),
 ]
 
-# What every page needs, fetched when the worker installs: the pages keep working offline with them.
+# What every page needs (and the TV its stylesheet), fetched when the worker installs: the pages keep
+# working offline with them.
 # Not the PNG icons: only installing uses them (about 24 KiB a first visit would fetch for nothing).
-SHELL = ["app.css", "app.js", "entry.js", "rounds.js", "start.js", f"vendor/{HTMX}", f"vendor/{HTMX_SSE}", "icon.svg"]
+SHELL = [
+    "app.css",
+    "tv.css",
+    "app.js",
+    "entry.js",
+    "rounds.js",
+    "start.js",
+    f"vendor/{HTMX}",
+    f"vendor/{HTMX_SSE}",
+    "icon.svg",
+]
 
 
 @lru_cache(maxsize=1)

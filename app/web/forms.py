@@ -246,8 +246,7 @@ def new_game_form(
         "players": players,
         "errors": errors,
         "preset": preset,
-        "games": [{"preset": p, "name": preset_name(p)} for p in scoring.PRESETS],
-        "blurb": preset_blurb(preset),
+        "games": [{"preset": p, "name": preset_name(p), "blurb": preset_blurb(p)} for p in scoring.PRESETS],
         "rules": rules,
         "rules_open": show_rules or typed_rules or any(n in errors for n in kind_params),
         # 31 has no starting scores: the field shows only to say so, when one was typed all the same.

@@ -11,26 +11,28 @@ from app.i18n import N_, _, pgettext
 
 def _names() -> dict[str, str]:
     """Each game's name in the request's language, in the order of scoring.PRESETS (the picker's
-    order: Dutch Blitz first). With a context: "Dutch" the game is not the Dutch cards' column."""
+    order: Dutch Blitz first). With a context: "Dutch" the game is not the Dutch cards' column; its name
+    says how it is won, so that it is never taken for Dutch Blitz beside it."""
     return {
         "dutch_blitz": pgettext("name of a game", "Dutch Blitz"),
         "dutch_blitz_100": pgettext("name of a game", "Dutch Blitz to 100"),
         "nerts": pgettext("name of a game", "Nerts"),
         "ligretto": pgettext("name of a game", "Ligretto"),
-        "dutch": pgettext("name of a game", "Dutch"),
+        "dutch": pgettext("name of a game", "Dutch (lowest score wins)"),
         "thirty_one": pgettext("name of a game", "31"),
     }
 
 
-# How each is won, in one line: "Dutch" and "Dutch Blitz" share a name and nothing else, so the picker
-# says which is which.
+# What each is, in a line short enough for one line under its name in the start page's picker on a phone
+# (in English): "Dutch" and "Dutch Blitz" share a word and nothing else, so the name and the line say
+# which is which.
 BLURBS: dict[str, str] = {
-    "dutch_blitz": N_("+1 per Dutch card, −2 per Blitz card left; once someone reaches 75, the highest total wins."),
-    "dutch_blitz_100": N_("Dutch Blitz played to 100 points: a longer game."),
-    "nerts": N_("+1 per card in the centre, −2 per card left in the Nerts pile; first to 100, highest total wins."),
-    "ligretto": N_("+1 per card in the centre, −2 per card left in the Ligretto pile; first to 99, highest wins."),
-    "dutch": N_("Memory card game: each hand's points count; once someone reaches 100, the lowest total wins."),
-    "thirty_one": N_("Three cards, three lives: the lowest hand loses a life, the last player in wins."),
+    "dutch_blitz": N_("The classic: to 75, highest total wins"),
+    "dutch_blitz_100": N_("Dutch Blitz, a longer game to 100"),
+    "nerts": N_("Like Dutch Blitz with plain decks; to 100"),
+    "ligretto": N_("Like Dutch Blitz with its own deck; to 99"),
+    "dutch": N_("Memory game: to 100, lowest total wins"),
+    "thirty_one": N_("Three cards, three lives: last one in wins"),
 }
 
 

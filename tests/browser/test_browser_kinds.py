@@ -1,5 +1,5 @@
 """More than one game, at the table: one whole game of each other game, played on a phone from the start page to its
-winner, the way a scorekeeper does it: tap the game (under "Other games"), maybe change one house rule,
+winner, the way a scorekeeper does it: tap the game, maybe change one house rule,
 type the names, start, then for each round tap the first field and type (a count that can't grow moves
 on by itself; "\\n" is the keyboard's "next" where one could), tap who called or knocked, tap Save.
 
@@ -30,9 +30,8 @@ Typed = str | Locator  # digits (maybe ending in "\n", the keyboard's "next"), o
 
 
 def start_game(page: Page, game: str, preset: str, names: list[str], rules: dict[str, str] | None = None) -> None:
-    """On the start page: open "Other games", tap the game, type the names, change house rules, start."""
+    """On the start page: tap the game (all six are in sight), type the names, change house rules, start."""
     page.goto("/")
-    page.locator("summary", has_text="Other games").tap()
     choice = page.get_by_role("radio", name=game, exact=True)
     choice.tap()
     expect(page.locator("input[name=shown_preset]")).to_have_value(preset)  # htmx swapped in its form
@@ -230,7 +229,7 @@ def test_ligretto_with_a_stuck_round_played_on_a_phone(phones: Phones):
 
 def test_dutch_with_a_penalty_and_a_tie_break_played_on_a_phone(phones: Phones):
     page = phones.page()
-    start_game(page, "Dutch", "dutch", NAMES)
+    start_game(page, "Dutch (lowest score wins)", "dutch", NAMES)
     rules_line = page.locator("#scoreboard .rules-line")
     expect(rules_line).to_have_text("Lowest total wins · the game ends when someone reaches 100")
     form_fits(page)
@@ -281,7 +280,9 @@ def test_dutch_with_a_penalty_and_a_tie_break_played_on_a_phone(phones: Phones):
 def test_thirty_one_with_two_lives_played_on_a_phone(phones: Phones):
     page = phones.page()
     start_game(page, "31", "thirty_one", NAMES, {"Lives each player starts with": "2"})
-    expect(page.locator("#scoreboard .rules-line")).to_have_text("2 lives each · last player in wins · with the county (no lives left: one more chance)")
+    expect(page.locator("#scoreboard .rules-line")).to_have_text(
+        "2 lives each · last player in wins · with the county (no lives left: one more chance)"
+    )
     form_fits(page)
     hearts = scoreboard(page).locator(".hearts")
     expect(hearts).to_have_text(["♥♥", "♥♥", "♥♥"])

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import Phones, Server
+from tests.browser.helpers import OVERFLOWING, Phones, Server
 
 pytestmark = pytest.mark.browser
 
@@ -92,3 +92,37 @@ def test_enter_without_javascript_starts_the_game(phones: Phones, server: Server
     page.get_by_label("Player 2", exact=True).fill("Ben")
     page.get_by_label("Player 2", exact=True).press("Enter")
     assert players_of(page, server) == ["Ana", "Ben"]
+
+
+GAMES = ["Dutch Blitz", "Dutch Blitz to 100", "Nerts", "Ligretto", "Dutch (lowest score wins)", "31"]
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_the_six_games_are_in_sight_and_one_tap_picks_one(phones: Phones, server: Server, javascript: bool):
+    page = phones.page(java_script_enabled=javascript)
+    page.goto("/")
+    picker = page.locator("fieldset.game-picker")
+    radios = picker.get_by_role("radio")
+    expect(radios).to_have_count(6)
+    for name in GAMES:
+        # Each in sight without opening anything, on the phone's width, with its line under it.
+        choice = picker.get_by_role("radio", name=name, exact=True)
+        expect(choice).to_be_visible()
+        line = page.locator(f"#{choice.get_attribute('aria-describedby')}")
+        expect(line).to_be_visible()
+        for box in (choice.bounding_box(), line.bounding_box()):
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        # One line, in English on a phone.
+        assert line.evaluate("e => e.getBoundingClientRect().height < 1.5 * parseFloat(getComputedStyle(e).lineHeight)")
+    assert page.evaluate(OVERFLOWING, 390) == []
+    # The whole picker takes less than the phone's screen.
+    box = picker.bounding_box()
+    assert box is not None and box["height"] < 844
+    # Tap a game: with JavaScript its rules come at once; without, "Show its rules" brings them.
+    page.get_by_label("Player 1", exact=True).fill("Ana")
+    picker.get_by_text("Dutch (lowest score wins)", exact=True).tap()
+    if not javascript:
+        page.get_by_role("button", name="Show its rules").tap()
+    expect(page.locator("input[name=shown_preset]")).to_have_value("dutch")
+    expect(picker.get_by_role("radio", name="Dutch (lowest score wins)", exact=True)).to_be_checked()
+    expect(page.get_by_label("Player 1", exact=True)).to_have_value("Ana")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import Phones, Server, api_game
+from tests.browser.helpers import OVERFLOWING, Phones, Server, api_game
 
 pytestmark = pytest.mark.browser
 
@@ -131,3 +131,107 @@ def test_the_collision_check_sees_a_label_on_a_line(phones: Phones, server: Serv
     }"""
     )
     assert any("target" in c for c in chart_collisions(page))
+
+
+# --- game over, sized with the screen -------------------------------------------------------------------
+
+HD = TV | {"viewport": {"width": 1920, "height": 1080}}
+SCREENS = {"1280x800": TV, "1920x1080": HD}
+
+# What must be seen at game over, each box as drawn (the page is not scrolled).
+GAME_OVER_PARTS = """() => {
+  const box = (el, what) => { const b = el.getBoundingClientRect();
+    return { what, top: b.top, left: b.left, bottom: b.bottom, right: b.right }; };
+  return [
+    box(document.querySelector("#banner"), "banner"),
+    ...Array.from(document.querySelectorAll("#scoreboard li.standing"), (el, i) => box(el, `player ${i + 1}`)),
+    ...Array.from(document.querySelectorAll("#scoreboard li.standing .name, #scoreboard li.standing .total"),
+                  (el) => box(el, el.textContent.trim())),
+    box(document.querySelector("#chart svg.chart"), "chart"),
+    ...Array.from(document.querySelectorAll("#chart .legend li"), (el) => box(el, `legend ${el.textContent.trim()}`)),
+    box(document.querySelector(".rules-line"), "rules"),
+  ];
+}"""
+
+
+# The page's regions as drawn, which must never lie over one another.
+REGIONS = """() => Array.from(document.querySelectorAll(
+    "#banner, #scoreboard .standings, #what-it-takes, .rules-line, #chart svg.chart, #chart .legend"), (el) => {
+  const b = el.getBoundingClientRect();
+  return { what: el.id || el.getAttribute("class"), x0: b.left, y0: b.top, x1: b.right, y1: b.bottom };
+})"""
+
+
+def overlapping_regions(page: Page) -> list[str]:
+    regions = page.evaluate(REGIONS)
+    return [f"{a['what']} over {b['what']}" for i, a in enumerate(regions) for b in regions[i + 1 :] if overlap(a, b)]
+
+
+def finished(server: Server, players: int) -> Any:
+    game = close_race(server, players)
+    game.add_round([(30, 0)] + [(10, 6)] * (players - 1))  # Ana 104: over
+    return game
+
+
+def open_tv(phones: Phones, game: Any, screen: dict[str, Any], lang: str = "en") -> Page:
+    context = phones.context(**screen)
+    context.add_cookies([{"name": "blitzboard_lang", "value": lang, "url": game.server.url}])
+    page = context.new_page()
+    page.goto(game.view_path + "?tv=1")
+    expect(page.locator("#scoreboard li.standing").first).to_be_visible()
+    return page
+
+
+# Every screen with 4, 6 and 8 players, and the longer words of Russian and German with 8 on the smaller.
+GAME_OVER = [(screen, players, "en") for screen in SCREENS for players in (4, 6, 8)]
+GAME_OVER += [("1280x800", 8, "ru"), ("1280x800", 8, "de")]
+
+
+@pytest.mark.parametrize(("screen", "players", "lang"), GAME_OVER, ids=["-".join(map(str, c)) for c in GAME_OVER])
+def test_game_over_fits_the_screen(phones: Phones, server: Server, screen: str, players: int, lang: str):
+    size = SCREENS[screen]["viewport"]
+    page = open_tv(phones, finished(server, players), SCREENS[screen], lang)
+    expect(page.locator("#banner.banner-won")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    expect(page.locator("#scoreboard li.standing")).to_have_count(players)
+    outside = [
+        part["what"]
+        for part in page.evaluate(GAME_OVER_PARTS)
+        if part["top"] < 0
+        or part["left"] < 0
+        or part["bottom"] > size["height"] + 0.5
+        or part["right"] > size["width"] + 0.5
+    ]
+    assert outside == [], f"below the fold or past the edge at {screen}: {outside}"
+    assert page.evaluate("document.documentElement.scrollHeight") <= size["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+    assert page.evaluate(OVERFLOWING, size["width"]) == []
+    assert overlapping_regions(page) == []
+    small = [s for s in page.evaluate(FONT_SIZES) if s["size"] < 24]
+    assert small == [], small
+    assert chart_collisions(page) == []
+
+
+@pytest.mark.parametrize("players", [6, 8])
+def test_a_crowded_race_scrolls_rather_than_overlaps(phones: Phones, server: Server, players: int):
+    # Every player's "what it takes" is more than one screen holds: the page scrolls, nothing lies over
+    # anything, and the chart keeps labels of 24 px.
+    page = open_tv(phones, close_race(server, players), TV)
+    expect(page.locator("#what-it-takes li")).to_have_count(players)
+    assert overlapping_regions(page) == []
+    small = [s for s in page.evaluate(FONT_SIZES) if s["size"] < 24]
+    assert small == [], small
+
+
+def test_names_and_chart_grow_with_the_screen(phones: Phones, server: Server):
+    game = finished(server, 4)
+    measure = """() => ({
+      name: parseFloat(getComputedStyle(document.querySelector('#scoreboard .standing .name')).fontSize),
+      total: parseFloat(getComputedStyle(document.querySelector('#scoreboard .standing .total')).fontSize),
+      chart: document.querySelector('#chart svg.chart').getBoundingClientRect().height,
+    })"""
+    small, big = (open_tv(phones, game, SCREENS[s]).evaluate(measure) for s in ("1280x800", "1920x1080"))
+    # 1080 is 1.35 times 800: what is read from the sofa grows with it (the chart takes the room the
+    # rest leaves it, a little less in proportion).
+    for what, ratio in (("name", 1.3), ("total", 1.3), ("chart", 1.2)):
+        assert big[what] >= ratio * small[what], (what, small, big)

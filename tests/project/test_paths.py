@@ -24,7 +24,14 @@ from app.paths import (
 from app.web.render import OFFLINE_COPY
 
 # A value for each path parameter, as a real link would carry it.
-SAMPLES = {"game_id": "Xb3kP9", "table_id": "T4bLe7", "person_id": "3", "number": "2", "change_id": "5", "player_id": "4"}
+SAMPLES = {
+    "game_id": "Xb3kP9",
+    "table_id": "T4bLe7",
+    "person_id": "3",
+    "number": "2",
+    "change_id": "5",
+    "player_id": "4",
+}
 SECRETS = {"edit_key": "k" * 32, "token": "t" * 40}
 
 

@@ -158,7 +158,7 @@ def test_the_standings_are_the_figures_of_the_rounds(client: TestClient, millers
     page = page_of(client, f"/t/{millers.id}{query}")
     tables = page.select("#stats table.standings-table")
     assert [t["data-preset"] for t in tables] == [p for p in PRESETS if p in expected]
-    names = {"dutch_blitz": "Dutch Blitz", "nerts": "Nerts", "dutch": "Dutch", "thirty_one": "31"}
+    names = {"dutch_blitz": "Dutch Blitz", "nerts": "Nerts", "dutch": "Dutch (lowest score wins)", "thirty_one": "31"}
     for shown in tables:
         preset = str(shown["data-preset"])
         people = expected[preset]

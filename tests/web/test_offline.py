@@ -220,3 +220,20 @@ def test_the_keepers_page_says_rounds_sent_in_each_plural_form_of_its_language(k
         "ru": ["{n} раунд отправлен", "{n} раунда отправлены", "{n} раундов отправлено", "{n} раунда отправлены"],
         "de": ["{n} Runde gesendet", "{n} Runden gesendet", "{n} Runden gesendet", "{n} Runden gesendet"],
     }
+
+
+def test_the_tv_stylesheet_is_the_tvs_only_and_in_the_shell(client: TestClient, make_game):
+    # static/tv.css: the TV layout's, which the view page and the scorekeeper's page don't download; in
+    # the shell, so a TV kept offline keeps its layout after a new deployment too.
+    game: GameHandle = make_game(players=NAMES)
+    first = client.get("/sw.js").text.split("\n", 1)[0]
+    shell = json.loads(first.split("SHELL = ", 1)[1].rstrip(";").split(", KEPT = ")[0])
+
+    def sheets(path: str) -> list[str]:
+        return [str(link["href"]) for link in html(client.get(path)).select("link[rel=stylesheet]")]
+
+    assert not [href for href in sheets(f"/g/{game.id}") if href.startswith("/static/tv.css")]
+    tv = sheets(f"/g/{game.id}?tv=1")
+    assert [href.split("?")[0] for href in tv] == ["/static/app.css", "/static/tv.css"]  # after app.css
+    assert all(href in shell for href in tv)
+    assert client.get(tv[1]).status_code == 200

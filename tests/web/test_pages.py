@@ -438,8 +438,9 @@ def test_no_points_preview_for_a_count_the_rules_refuse(worked: Table):
 
 
 def test_the_start_page_says_how_a_game_is_won(client: TestClient):
-    intro = text(html(client.get("/")).select_one("section.intro p"))
-    assert intro.endswith("once someone reaches 75, the highest total wins.")
+    # Dutch Blitz's line in the game picker: to a target, then the highest total (not "first past 75").
+    intro = text(html(client.get("/")).select_one("section.intro #preset-dutch_blitz-line"))
+    assert intro.endswith("to 75, highest total wins")
     assert "first past" not in intro
 
 

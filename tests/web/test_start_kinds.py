@@ -20,7 +20,7 @@ from tests.helpers import CLOSE, OPEN, GameHandle, claim, form_data, html
 from tests.helpers import text_of as text
 
 PRESETS = list(scoring.PRESETS)
-NAMES = ["Dutch Blitz", "Dutch Blitz to 100", "Nerts", "Ligretto", "Dutch", "31"]
+NAMES = ["Dutch Blitz", "Dutch Blitz to 100", "Nerts", "Ligretto", "Dutch (lowest score wins)", "31"]
 KIND = {"dutch_blitz": "cards", "dutch_blitz_100": "cards", "nerts": "cards", "ligretto": "cards"}
 KIND |= {"dutch": "lowest", "thirty_one": "lives"}
 # The fields each kind shows (radio groups and boxes by their name), whatever the engine's order.
@@ -130,14 +130,14 @@ def test_the_picker_lists_the_six_games_with_dutch_blitz_first_and_checked(clien
     assert [r["value"] for r in radios] == PRESETS
     assert [text(r.find_parent("label")) for r in radios] == NAMES
     assert picked(form) == "dutch_blitz"
-    # The other games one tap away: behind "Other games", closed while Dutch Blitz is picked.
-    others = form.select_one("fieldset.game-picker details.other-games")
-    assert text(others.select_one("summary")) == "Other games"
-    assert [r["value"] for r in others.select("input[name=preset]")] == PRESETS[1:]
-    assert not others.has_attr("open")
+    # All six at once, none behind a disclosure, each with its one line on how it is won as its description.
+    assert form.select("fieldset.game-picker details") == []
+    for radio in radios:
+        line = form.select_one(f"#{radio['aria-describedby']}")
+        assert line.name == "p" and text(line) == preset_blurb(radio["value"]), radio["value"]
+        assert line.find_parent("li") is radio.find_parent("li")
     assert form.select_one("input[name=shown_preset]")["value"] == "dutch_blitz"
-    # How Dutch Blitz is won; htmx posts the form when another game is picked; without JavaScript a button.
-    assert text(form.select_one("#game-blurb")) == preset_blurb("dutch_blitz")
+    # htmx posts the form when another game is picked; without JavaScript a button.
     assert all(r["hx-post"] == "/games" for r in radios)
     button = form.select_one("noscript button[name=action][value=preset]")
     assert text(button) == "Show its rules"
@@ -152,8 +152,7 @@ def test_picking_a_game_shows_its_own_fields_with_its_values(client: TestClient,
     assert (html(response).select_one("html") is None) == htmx  # htmx: the form alone
     assert picked(form) == preset
     assert form.select_one("input[name=shown_preset]")["value"] == preset
-    assert form.select_one("details.other-games").has_attr("open") == (preset != "dutch_blitz")
-    assert text(form.select_one("#game-blurb")) == preset_blurb(preset)
+    assert len(form.select("fieldset.game-picker input[name=preset]")) == len(PRESETS)  # the others still there
     # What was typed is kept.
     assert form.select_one("#player-0")["value"] == "Ana"
     assert form.select_one("#game_name")["value"] == "Friday"
@@ -207,7 +206,6 @@ def test_back_to_dutch_blitz_the_other_games_close_and_its_ids_are_the_old_ones(
     form = html(client.post("/games", data=data, headers=HTMX | {"HX-Trigger-Name": "preset"}))
     form = form.select_one("form#new-game")
     assert picked(form) == "dutch_blitz"
-    assert not form.select_one("details.other-games").has_attr("open")
     for name, label in [("target", "Target score"), ("dutch_points", "Points per Dutch card")]:
         assert text(form.select_one(f"label[for={name}]")) == label
     assert form.select_one("#player-0")["value"] == "Ana"
@@ -374,7 +372,7 @@ def test_every_unreadable_and_out_of_range_rule_is_said_at_once(client: TestClie
 def test_the_rules_form_of_a_dutch_game_shows_its_fields_and_saves_a_change(client: TestClient, make_game):
     game = make_game(rules={"preset": "dutch"})
     form = keeper_form(client, game)
-    assert text(form.select_one(".rules-game")) == "Game: Dutch"
+    assert text(form.select_one(".rules-game")) == "Game: Dutch (lowest score wins)"
     assert rules_fields(form) == FIELDS["lowest"]
     assert form.select_one("#target")["value"] == "100"
     assert text(form.select_one("fieldset.tie-break legend")) == "When the lowest total is tied at the end"
@@ -500,7 +498,10 @@ def test_a_rematch_keeps_the_game_and_its_house_rules(client: TestClient, make_g
 def test_every_game_has_a_name_and_a_line_for_people():
     assert [preset_name(p) for p in PRESETS] == NAMES
     assert all(preset_blurb(p) for p in PRESETS)
-    assert preset_blurb("dutch").endswith("the lowest total wins.")
+    assert preset_blurb("dutch").endswith("lowest total wins")
+    # "Dutch" is not read as Dutch Blitz, nor Dutch Blitz as "Dutch": neither name begins the other.
+    dutch = preset_name("dutch")
+    assert not any(dutch.startswith(n) or n.startswith(dutch) for n in NAMES if n != dutch)
     assert (preset_name("no_such_game"), preset_blurb("no_such_game")) == ("no_such_game", "")
 
 
