@@ -77,10 +77,15 @@ class PlayerPublic(BaseModel):
     total: int = PField(description="Starting score plus every round's points (`lives`: the lives left).")
     rank: int = PField(
         description="1 for first place; equal places share a rank (1, 1, 3). `cards`: by the highest total, "
-        "`lowest`: by the lowest, `lives`: by lives left, then the later out the higher."
+        "`lowest`: by the lowest, `lives`: by lives left, then the later out the higher. Players who left come "
+        "after those still in."
     )
     person_id: int | None = PField(
         description="At a table: the person on its roster this player is (`GET /tables/{id}`); null otherwise."
+    )
+    left: bool = PField(False, description="Left the game: they keep their rounds, are in no new round and can't win.")
+    left_after_round: int | None = PField(
+        None, description="For a player who left: the number of the last round they played (0: none); null otherwise."
     )
 
 
@@ -88,7 +93,7 @@ class LivesPlayerPublic(PlayerPublic):
     """A player of a `lives` game (31)."""
 
     lives: int = PField(description="The lives left (0: on the county, or out).")
-    out: bool = PField(description="Out of the game.")
+    out: bool = PField(description="Out of the game (put out, or `left`): in no new round.")
 
 
 class ScorePublic(BaseModel):
@@ -231,6 +236,13 @@ class PlayerNamePublic(BaseModel):
     name: str
 
 
+class PlayerLeftPublic(BaseModel):
+    """Whether a player had left the game, before or after a leave (or a coming back)."""
+
+    player_id: int = PField(description="The player's `id`.")
+    left: bool
+
+
 class SettingsPublic(BaseModel):
     """The settings a rules change touched, and only those."""
 
@@ -251,26 +263,27 @@ class SettingsPublic(BaseModel):
 class ChangePublic(BaseModel):
     id: int = PField(description="The change's id in this game (for a revert).")
     at: datetime = PField(description="When it was made (UTC).")
-    kind: Literal["correction", "deletion", "restoration", "rules", "rename"] = PField(
+    kind: Literal["correction", "deletion", "restoration", "rules", "rename", "leave"] = PField(
         description="`correction`: a round's cards were replaced; `deletion`: a round was deleted; "
         "`restoration`: a deleted round came back (a revert of its deletion); `rules`: the name or house rules; "
-        "`rename`: a player's name. New kinds may be added: show one you don't know by its `kind`."
+        "`rename`: a player's name; `leave`: a player left the game (or came back). New kinds may be added: show one you don't know by its `kind`."
     )
     round: int | None = PField(
-        description="The round's number when it changed (later deletions may have moved it since); null for rules and renames."
+        description="The round's number when it changed (later deletions may have moved it since); null for rules and "
+        "renames; for a leave, the last round the player played (null before any)."
     )
     reverts: int | None = PField(description="The id of the change this one undid, when it was a revert.")
     revertable: bool = PField(
         description="Whether it can be reverted now: what it touched is still as it left it (and, for a "
         "deletion, the round's place is still there)."
     )
-    old: RoundCardsPublic | PlayerNamePublic | SettingsPublic | None = PField(
+    old: RoundCardsPublic | PlayerNamePublic | PlayerLeftPublic | SettingsPublic | None = PField(
         description="What was there before: the round's cards (null for a restoration), the settings' old values, "
-        "or the player's old name."
+        "the player's old name, or whether they had left."
     )
-    new: RoundCardsPublic | PlayerNamePublic | SettingsPublic | None = PField(
+    new: RoundCardsPublic | PlayerNamePublic | PlayerLeftPublic | SettingsPublic | None = PField(
         description="What was there after: the round's cards (null for a deletion), the settings' new values, or "
-        "the player's new name."
+        "the player's new name, or whether they have left."
     )
 
 

@@ -68,9 +68,14 @@ class Idempotency:
 
 
 def snapshot(
-    game: Game, players: list[Player], rounds: list[list[scoring.Score]], times: list[RoundTime] | None = None
+    game: Game,
+    players: list[Player],
+    rounds: list[list[scoring.Score]],
+    times: list[RoundTime] | None = None,
+    left: list[int | None] | None = None,
 ) -> bytes:
-    """`times`: each round's time, in the order of `rounds` (None: no round is timed)."""
+    """`times`: each round's time, in the order of `rounds` (None: no round is timed); `left`: each player's
+    rounds played when they left the game (None: still in; left out: nobody left)."""
     data: dict[str, Any] = {
         "id": game.id,
         "name": game.name,
@@ -97,6 +102,8 @@ def snapshot(
     if game.table_id is not None:  # left out for a game of its own, as every record before tables
         data["table"] = game.table_id
         data["people"] = [p.person_id for p in players]
+    if left and any(n is not None for n in left):  # left out when nobody left, as every record before leavers
+        data["left"] = left
     if game.round_started_at is not None:
         data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
@@ -148,7 +155,8 @@ def _flat(score: scoring.Score) -> tuple[int, ...]:
 
 def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTime]]:
     """The game, its players, rounds and their times as they were (detached objects, never added to a
-    session). The rounds get stand-in ids (-1, -2, ...), which the times are keyed by."""
+    session). The rounds get stand-in ids, ascending as real ones are (-n, ..., -1), which the times are keyed
+    by and a leaver's mark names."""
     data = json.loads(zlib.decompress(blob))
     target, dutch_points, blitz_points, tie_break = data["rules"]
     game = Game(
@@ -167,14 +175,24 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
     )
     game.table_id = data.get("table")
     people = data.get("people") or [None] * len(data["players"])
+    count = len(data["rounds"])
+    left = data.get("left") or [None] * len(data["players"])
     players = [
-        Player(id=pid, game_id=game.id, seat=seat, name=name, starting_score=start, person_id=person)
-        for seat, ((pid, name, start), person) in enumerate(zip(data["players"], people, strict=True))
+        Player(
+            id=pid,
+            game_id=game.id,
+            seat=seat,
+            name=name,
+            starting_score=start,
+            person_id=person,
+            left_after_round_id=None if gone is None else gone - count - 1,  # the stand-in id of their last round
+        )
+        for seat, ((pid, name, start), person, gone) in enumerate(zip(data["players"], people, left, strict=True))
     ]
     cards = game.kind == "cards"
     played: Played = [
         (
-            -(n + 1),
+            n - count,
             [
                 scoring.Score(*flat[i : i + 3])
                 if cards
@@ -185,7 +203,7 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         for n, flat in enumerate(data["rounds"])
     ]
     times = {
-        -(n + 1): RoundTime(datetime.fromisoformat(started) if started else None, duration)
+        n - count: RoundTime(datetime.fromisoformat(started) if started else None, duration)
         for n, started, duration in data.get("times", [])
     }
     return game, players, played, times

@@ -149,6 +149,9 @@ class Player(SQLModel, table=True):
         default=None,
         sa_column=Column(Integer, ForeignKey("person.id", ondelete="RESTRICT"), nullable=True, index=True),
     )
+    # A player who left the game: the id of the game's last round when they left (0: before any round);
+    # they sit in the rounds up to it and in none after. None while they play (migration 0009).
+    left_after_round_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
 
 
 class Round(SQLModel, table=True):
@@ -189,7 +192,7 @@ class RoundChange(SQLModel, table=True):
         sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
-    kind: str = Field(max_length=16)  # "correction", "deletion", "restoration", "rules" or "rename"
+    kind: str = Field(max_length=16)  # "correction", "deletion", "restoration", "rules", "rename" or "leave"
     round_number: int | None = None  # the round's number when it changed (None: the rules)
     round_id: int | None = None  # the round's row; no foreign key, as a deleted round's row is gone
     reverts: int | None = None  # the change this one undid (its id), if it was a revert

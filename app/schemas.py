@@ -175,11 +175,20 @@ TABLE_NAME_TEXT = "The table's name (a family, a club): up to 80 characters, not
 
 
 class PlayerUpdate(StrictModel):
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"name": "Ana"}]})
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"name": "Ana"}, {"left": True}, {"name": "Ana", "left": False}]},
+    )
 
-    name: Name = PField(
+    name: Name | None = PField(
+        None,
         description=f"The player's new name: {NAME_TEXT}; unique in the game ignoring case. At a table, the "
-        "roster's person of that name (a new one joins the roster)."
+        "roster's person of that name (a new one joins the roster). Left out: the name stays.",
+    )
+    left: bool | None = PField(
+        None,
+        description="`true`: the player has left the game: they keep the rounds they played and are in no new "
+        "round. `false`: they are back, only while no round was played since they left. Left out: unchanged.",
     )
 
 

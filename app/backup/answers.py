@@ -95,6 +95,11 @@ class RoundBackup(StrictModel):
 class PlayerBackup(StrictModel):
     name: str = PField(description="The player's name, unique in the game ignoring case.")
     starting_score: StartingScore = PField(description="Points carried over (always 0 in 31).")
+    left_after_round: Annotated[int, PField(ge=0, le=100_000)] | None = PField(
+        None,
+        description="A player who left the game: the number of rounds they played (the first ones; 0: none), "
+        "and they are in no later round. Left out (or null) for a player still in.",
+    )
 
 
 class TablePlayerBackup(PlayerBackup):

@@ -171,10 +171,21 @@ def _game(
     if reason := game_name_problem(name):
         findings.rule(f"{at}name", scoring.name_refused(reason, field="name"))
     rules = _rules(data.rules, f"{at}rules", findings)
-    players = [scoring.Player(seat, clean_name(p.name), p.starting_score) for seat, p in enumerate(data.players)]
+    players = [
+        scoring.Player(seat, clean_name(p.name), p.starting_score, p.left_after_round)
+        for seat, p in enumerate(data.players)
+    ]
     for problem in scoring.validate_players(players, rules):
         where = f"{at}players[{problem.index}].{problem.field}" if problem.index is not None else f"{at}players"
         findings.rule(where, problem)
+    for seat, player in enumerate(players):
+        if (player.left_after or 0) > len(data.rounds):
+            findings.add(
+                f"{at}players[{seat}].left_after_round",
+                _("A player can't have left after round {number}: the game has {count} rounds.").format(
+                    number=player.left_after, count=len(data.rounds)
+                ),
+            )
     persons = None
     if people is not None:
         persons = [p.person for p in data.players]  # type: ignore[union-attr]
@@ -253,9 +264,10 @@ def _play(
     for number, round_ in enumerate(rounds, 1):
         where = f"{at}[{number - 1}]"
         caller = scoring.caller_of(round_.scores) if rules.kind != scoring.Kind.CARDS else None
-        before = final
+        gone = scoring.left_by(players, number - 1)  # who had left before this round
+        before = replace(final, out=gone)
         if rules.kind == scoring.Kind.LIVES:
-            before = replace(final, out=frozenset(p for p, n in out_in.items() if n < number))
+            before = replace(final, out=frozenset(p for p, n in out_in.items() if n < number) | gone)
             playing = before.playing(players)
             if len(playing) < 2:
                 findings.add(

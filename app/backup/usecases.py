@@ -34,7 +34,15 @@ from app.backup.writes import NewGame, inserted, prepare, write_games
 from app.config import Settings
 from app.db import write_transaction
 from app.errors import ReplayUnavailable
-from app.games.views import GameView, load_view, load_views, missing_game, read_snapshot, scored_view
+from app.games.views import (
+    GameView,
+    load_view,
+    load_views,
+    missing_game,
+    read_snapshot,
+    rule_players,
+    scored_view,
+)
 from app.games.writes import Outcome
 from app.i18n import _
 from app.idempotency import (
@@ -120,6 +128,9 @@ def _game(view: GameView, saved: dict[int, datetime], place: dict[int | None, in
     game = view.game
     seat = {p.id: index for index, p in enumerate(view.players)}
     players = [{"name": p.name, "starting_score": p.starting_score} for p in view.players]
+    for player, standing in zip(players, rule_players(view.players, view.round_ids), strict=True):
+        if standing.left_after is not None:  # only a leaver's: every other document as it always was
+            player["left_after_round"] = standing.left_after
     if place is not None:
         players = [player | {"person": place[p.person_id]} for player, p in zip(players, view.players, strict=True)]
     cards = view.rules.kind == scoring.Kind.CARDS
@@ -187,7 +198,13 @@ class Backups:
             game, edit_key = view.game, new.edit_key
             if idempotency:
                 times = [view.times.get(round_id, NO_TIME) for round_id in view.round_ids]
-                blob = snapshot(game, view.players, [scores for _, scores in view.played()], times)
+                blob = snapshot(
+                    game,
+                    view.players,
+                    [scores for _, scores in view.played()],
+                    times,
+                    [p.left_after for p in rule_players(view.players, view.round_ids)],
+                )
                 replays.remember(
                     IMPORT_GAME_SCOPE, record_key, mac, CREATE, 201, blob, game.version,
                     edit_key=edit_key, idempotency=idempotency, game_id=game.id,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert
 from sqlmodel import Session
 
 from app.backup.check import CheckedGame
@@ -31,6 +31,10 @@ class NewGame:
     game: Game  # its row, with its new id
     edit_key: str
     players: list[Player]  # in seating order; ids (and people) given by write_games
+
+
+PLAYERS = Player.__table__  # type: ignore[attr-defined]
+LEFT_UPDATE = PLAYERS.update().where(PLAYERS.c.id == bindparam("player_key"))  # {"player_key", "left_after_round_id"}
 
 
 def prepare(games: list[CheckedGame], table_id: str | None = None) -> list[NewGame]:
@@ -106,6 +110,7 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
     round_ids = iter(inserted(session, Round, rounds))
     views: list[GameView] = []
     scores: list[dict[str, Any]] = []
+    leavers: list[dict[str, Any]] = []  # each leaver's mark: the id of the last round they played
     for new in games:
         ids = [p.id for p in new.players]
         cards = new.checked.rules.kind == scoring.Kind.CARDS
@@ -115,6 +120,9 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
             round_id = next(round_ids)
             round_scores = [scoring.Score(ids[s.player_id], s.dutch, s.blitz, s.hand, s.called) for s in checked.scores]
             played.append((round_id, round_scores))
+            for player, seat in zip(new.players, new.checked.players, strict=True):
+                if seat.left_after == len(played):  # their last round
+                    player.left_after_round_id = round_id
             if checked.started_at is not None or checked.duration_s is not None:
                 times[round_id] = RoundTime(checked.started_at, checked.duration_s)
             # As the use cases store them: the other kinds' counts 0, `cards` no hand and no caller.
@@ -123,9 +131,16 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
                  "blitz": s.blitz if cards else 0, "hand": s.hand, "called": s.called}
                 for s in round_scores
             ]  # fmt: skip
+        for player, seat in zip(new.players, new.checked.players, strict=True):
+            if seat.left_after == 0:
+                player.left_after_round_id = 0
+            if player.left_after_round_id is not None:
+                leavers.append({"player_key": player.id, "left_after_round_id": player.left_after_round_id})
         views.append(scored_view(new.game, new.players, played, times))
     if scores:
         session.exec(insert(RoundScore.__table__), params=scores)  # type: ignore[call-overload,attr-defined]
+    if leavers:
+        session.connection().execute(LEFT_UPDATE, leavers)
     for view in views:
         record_results(session, view.game, view.players, view)  # nothing for a game of its own
     return views

@@ -17,7 +17,8 @@ each handed the change it undoes), and is itself logged, naming the change it un
   neighbours any more (SQLite reuses the highest row id: only after the rounds after it went too);
 - a restoration: the round is deleted again;
 - a rules change: the old settings;
-- a player's rename: their old name (app.games.players; at a table, the person of that name again).
+- a player's rename: their old name (app.games.players; at a table, the person of that name again);
+- a player's leave: they are back (only while no round was played since), and a coming back: gone again.
 
 A revert is refused (409 `cant-revert`, nothing changed) unless what the change touched is still as
 the change left it: a round corrected again, or a setting changed again, is put back by reverting the
@@ -43,10 +44,12 @@ from app.schemas import GameUpdate, RoundIn, RulesUpdate, ScoreIn
 
 CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoration", "rules"
 RENAME = "rename"  # a player's name: old and new are {"player_id", "name"}
+# A player left (or came back): old and new are {"player_id", "left_after_round_id"} (None: playing).
+LEAVE = "leave"
 # The log's rows, written as plain Core in the change's write (no ORM flush); every column named.
 CHANGE_INSERT = RoundChange.__table__.insert()  # type: ignore[attr-defined]
 FIELDS_UNSET = {"round_number": None, "round_id": None, "old": None, "new": None}
-KINDS = (CORRECTION, DELETION, RESTORATION, RULES, RENAME)
+KINDS = (CORRECTION, DELETION, RESTORATION, RULES, RENAME, LEAVE)
 # The name and every rule parameter of any kind (app.rules.base.PARAMS), in the API's order.
 SETTINGS = ("name", *dict.fromkeys(name for params in scoring.PARAMS.values() for name in params))
 # Why a rules change can't be reverted, per setting: whole sentences, translated where said.
@@ -134,6 +137,8 @@ def why_not(change: Change, view: GameView) -> str | None:
         return _rules_moved(change, settings_of(view.game)) or _rules_break_rounds(change, view)
     if change.kind == RENAME:
         return renamed_since(change, view)
+    if change.kind == LEAVE:
+        return leave_moved(change, view)
     number = change.round_number
     if change.kind == DELETION:
         # Its row id back with its cards: restored (SQLite may give its id to a new round instead).
@@ -184,6 +189,22 @@ def renamed_since(change: Change, view: GameView) -> str | None:
     return None
 
 
+def leave_moved(change: Change, view: GameView) -> str | None:
+    """Why a leave (or a coming back) can't be reverted: the player is gone, left or came back since, or
+    (to bring a leaver back) a round was played since they left, which they'd be missing from."""
+    new = change.new or {}
+    player = next((p for p in view.players if p.id == new.get("player_id")), None)
+    if player is None:
+        return _("That player is no longer in the game: there is nothing to revert.")
+    if player.left_after_round_id != new.get("left_after_round_id"):
+        return _("{name} left or came back again since: revert the later change first.").format(name=player.name)
+    if player.left_after_round_id is not None and any(rid > player.left_after_round_id for rid in view.round_ids):
+        return problem_text(
+            scoring.Problem("played_since_left", field="left", player_id=player.id, params={"name": player.name})
+        )
+    return None
+
+
 def deleted_since(number: int | None) -> str:
     return _("Round {number} was deleted since: there is nothing to revert.").format(number=number)
 
@@ -207,6 +228,8 @@ def public(change: Change, view: GameView) -> dict[str, Any]:
             return {name: logged[name] for name in SETTINGS if name in logged}
         if change.kind == RENAME:
             return {name: logged[name] for name in ("player_id", "name") if name in logged}
+        if change.kind == LEAVE:
+            return {"player_id": logged.get("player_id"), "left": logged.get("left_after_round_id") is not None}
         return {name: logged[name] for name in ("scores", "caller") if name in logged}
 
     return {
@@ -283,6 +306,19 @@ def log_rename(
     if player.person_id is not None:
         old_name["person_id"], new_name["person_id"] = player.person_id, person_id
     _log(session, view, RENAME, reverting, old=old_name, new=new_name)
+
+
+def log_leave(
+    session: Session, view: GameView, player_id: int, old: int | None, new: int | None, reverting: Change | None = None
+) -> None:
+    """A player left (`new`: the game's last round then, 0 before any) or came back (`new` None); the entry's
+    round is the last one they played (None before any)."""
+    last = sum(rid <= (new if new is not None else old or 0) for rid in view.round_ids) or None
+    before, after = (
+        {"player_id": player_id, "left_after_round_id": old},
+        {"player_id": player_id, "left_after_round_id": new},
+    )
+    _log(session, view, LEAVE, reverting, round_number=last, old=before, new=after)
 
 
 # --- reading ------------------------------------------------------------------------------------

@@ -6,9 +6,10 @@ house rules (`changed_rules`), and what every change to a round checks (`round_o
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from app.errors import GameNotFound, InvalidInput
-from app.games.views import GameView, rules_of
+from app.games.views import GameView, rule_players, rules_of
 from app.games.writes import CALLER_FIELD
 from app.i18n import _
 from app.models import Game
@@ -77,11 +78,11 @@ def changed_rules(game: Game, data: RulesUpdate) -> tuple[scoring.Rules, list[sc
 def rounds_under(view: GameView, rules: scoring.Rules) -> list[scoring.Problem]:
     """Whether every round played is still possible under these rules (a smaller pile, fewer lives):
     a rules change, or the revert of one, is refused when one is not."""
-    players = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    players = seats(view)
     rounds = [s for _, s in view.played()]
     if rules.kind == scoring.Kind.CARDS:
         for number, scores in enumerate(rounds, 1):
-            if scoring.validate_round(players, scores, rules):
+            if scoring.validate_round([p for p in players if p.sits_in(number)], scores, rules):
                 return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
         return []
     return scoring.check_later_rounds(players, rules, rounds)
@@ -112,8 +113,11 @@ def checked_round(view: GameView, data: RoundIn | Callable[[GameView], RoundIn],
     ]
     players = seats(view)
     before = view.state
-    if rules.kind == scoring.Kind.LIVES and number <= len(view.round_ids):
-        before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
+    if number <= len(view.round_ids):  # a correction: who was in before that round
+        if rules.kind == scoring.Kind.LIVES:
+            before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
+        else:  # only a leave takes anyone out of these kinds' rounds
+            before = replace(before, out=scoring.left_by(players, number - 1))
     problems = (
         scoring.validate_round(
             players,
@@ -131,10 +135,11 @@ def checked_round(view: GameView, data: RoundIn | Callable[[GameView], RoundIn],
 
 def still_possible(view: GameView, played: Played, first: int) -> None:
     """After a change to round `first + 1`, every later round still possible (`lives`: who is in)."""
-    problems = scoring.check_later_rounds(seats(view), view.rules, [s for _, s in played], first)
+    problems = scoring.check_later_rounds(seats(view, played), view.rules, [s for _, s in played], first)
     if problems:
         raise InvalidInput(problems)
 
 
-def seats(view: GameView) -> list[scoring.Player]:
-    return [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+def seats(view: GameView, played: Played | None = None) -> list[scoring.Player]:
+    """The players as the rules see them, a leaver's rounds counted among the game's (or `played`'s)."""
+    return rule_players(view.players, view.round_ids if played is None else [rid for rid, _ in played])

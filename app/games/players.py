@@ -1,6 +1,13 @@
-"""The players of a running game: renamed (a typo fixed), as a use case on the game's writer like the others
-(`Games.rename_player` offers it), logged in the game's changes (app.games.changes, kind "rename") and
-reverted by renaming back.
+"""The players of a running game: renamed (a typo fixed) or marked as having left, as a use case on the
+game's writer like the others (`Games.update_player` offers both, in one write), logged in the game's changes
+(app.games.changes, kinds "rename" and "leave") and reverted by renaming back or coming back.
+
+A leaver keeps the rounds they played and sits in no later one (`player.left_after_round_id`: the game's
+last round when they left, 0 before any; app.games.views.rule_players counts their rounds from it). The
+rules list them after the players still in and never make them first (app.rules.base.by_totals,
+app.rules.lives). Refused on a finished game, for a player out of a game of 31, and when fewer than two
+players would stay in. Coming back (`left: false`, or the leave's revert) only while no round was played
+since: they would be missing from it.
 
 A rename changes no score: the player keeps their id, seat and rounds. Their name is checked as a new game's
 names are (app.rules.names: trimmed, visible, at most 40 characters) and must differ (ignoring case) from
@@ -26,8 +33,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import bindparam
 from sqlmodel import Session
 
-from app.errors import CantRevert, GameNotFound, InvalidInput
-from app.games.changes import Change, log_rename, renamed_since
+from app.errors import CantRevert, GameIsOver, GameNotFound, InvalidInput
+from app.games.changes import Change, leave_moved, log_leave, log_rename, renamed_since
 from app.games.views import GameView
 from app.games.writes import Guard, Outcome, Unchanged
 from app.i18n import _
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
 
 PLAYERS = Player.__table__  # type: ignore[attr-defined]
 PLAYER_UPDATE = PLAYERS.update().where(PLAYERS.c.id == bindparam("player_key"))
+LEFT_UPDATE = PLAYER_UPDATE  # with {"player_key", "left_after_round_id"}
 
 
 def player_of(view: GameView, player_id: int) -> Player:
@@ -75,37 +83,103 @@ def rename_player(
     reverting: Change | None = None,
 ) -> Outcome:
     """The player called `name` from now on (`reverting`: the logged rename this puts back)."""
+    return update_player(
+        games, game_id, player_id, credential, name, if_match=if_match, idempotency=idempotency, reverting=reverting
+    )
+
+
+def update_player(
+    games: Games,
+    game_id: str,
+    player_id: int,
+    credential: Credential,
+    name: str | None = None,
+    left: bool | None = None,
+    *,
+    if_match: str | None = None,
+    idempotency: Idempotency | None = None,
+    reverting: Change | None = None,
+) -> Outcome:
+    """The player renamed (`name`), gone (`left` true) or back (`left` false), in one write; `reverting`: the
+    logged rename or leave this puts back."""
     session = games.session
+    if name is None and left is None:
+        raise InvalidInput([scoring.Problem("player_update_empty", field="name")])
 
     def change(view: GameView) -> None:  # the rounds stay as they are
-        if reverting and (reason := renamed_since(reverting, view)):
+        if reverting and (reason := (renamed_since if name is not None else leave_moved)(reverting, view)):
             raise CantRevert(reason)
         player = player_of(view, player_id)
-        new = checked_player_name(view, player_id, name)
-        person_id = player.person_id
-        if view.game.table_id is not None and player.person_id is not None:
-            back_to = (reverting.old or {}).get("person_id") if reverting else None
-            person = _person_called(session, view.game.table_id, new, back_to)
-            if person.id == player.person_id and person.name != new and new != player.name:
-                raise InvalidInput([scoring.Problem("roster_spelling", field="name", params={"name": person.name})])
-            new, person_id = person.name, person.id
-        if new == player.name and person_id == player.person_id:
-            raise Unchanged
-        log_rename(session, view, player, new, person_id, reverting)
-        session.connection().execute(PLAYER_UPDATE, {"player_key": player_id, "name": new, "person_id": person_id})
-        # A copy in a new list: the players before the change may be the view cache's (of the version before).
-        renamed = Player(
-            id=player.id,
-            game_id=player.game_id,
-            seat=player.seat,
-            name=new,
-            starting_score=player.starting_score,
-            person_id=person_id,
-        )
-        view.players = [renamed if p.id == player_id else p for p in view.players]
+        before = player
+        if name is not None:
+            player = _rename(session, view, player, name, reverting)
+        if left is not None:
+            player = _leave(session, view, player, left, reverting)
+        if player is before:
+            raise Unchanged  # nothing to change: no version, no log, nobody told
+        view.players = [player if p.id == player_id else p for p in view.players]
 
     guard = Guard.key(credential)
     return games.writer.write(game_id, guard, change, if_match=if_match, idempotency=idempotency)
+
+
+def _copy(player: Player, **changed: object) -> Player:
+    """A copy in a new list: the players before the change may be the view cache's (of the version before)."""
+    fields = ("id", "game_id", "seat", "name", "starting_score", "person_id", "left_after_round_id")
+    return Player(**({name: getattr(player, name) for name in fields} | changed))
+
+
+def _rename(session: Session, view: GameView, player: Player, name: str, reverting: Change | None) -> Player:
+    new = checked_player_name(view, player.id, name)
+    person_id = player.person_id
+    if view.game.table_id is not None and player.person_id is not None:
+        back_to = (reverting.old or {}).get("person_id") if reverting else None
+        person = _person_called(session, view.game.table_id, new, back_to)
+        if person.id == player.person_id and person.name != new and new != player.name:
+            raise InvalidInput([scoring.Problem("roster_spelling", field="name", params={"name": person.name})])
+        new, person_id = person.name, person.id
+    if new == player.name and person_id == player.person_id:
+        return player
+    log_rename(session, view, player, new, person_id, reverting)
+    session.connection().execute(PLAYER_UPDATE, {"player_key": player.id, "name": new, "person_id": person_id})
+    return _copy(player, name=new, person_id=person_id)
+
+
+def _leave(session: Session, view: GameView, player: Player, left: bool, reverting: Change | None) -> Player:
+    if left == (player.left_after_round_id is not None):
+        return player  # already so: nothing to change or log
+    state = view.state
+    if left:
+        if state.over:
+            raise GameIsOver(_("The game is over: nobody can leave it any more."))
+        if player.id in state.out:
+            problem = scoring.Problem(
+                "player_out_already", field="left", player_id=player.id, params={"name": player.name}
+            )
+            raise InvalidInput([problem])
+        if len([p for p in view.players if p.id not in state.out and p.id != player.id]) < scoring.MIN_PLAYERS:
+            raise InvalidInput([scoring.Problem("too_few_stay", field="left", params={"low": scoring.MIN_PLAYERS})])
+        mark: int | None = view.round_ids[-1] if view.round_ids else 0
+    else:
+        if any(round_id > (player.left_after_round_id or 0) for round_id in view.round_ids):
+            problem = scoring.Problem(
+                "played_since_left", field="left", player_id=player.id, params={"name": player.name}
+            )
+            raise InvalidInput([problem])
+        mark = None
+    log_leave(session, view, player.id, player.left_after_round_id, mark, reverting)
+    session.connection().execute(LEFT_UPDATE, {"player_key": player.id, "left_after_round_id": mark})
+    return _copy(player, left_after_round_id=mark)
+
+
+def leavers_before(session: Session, view: GameView, round_id: int) -> None:
+    """A new round's id taken by a leaver's mark (SQLite gives a deleted last round's id to the next round):
+    their mark moves before it, so the new round is not theirs (the round it named is gone)."""
+    marked = [p for p in view.players if (p.left_after_round_id or 0) >= round_id]
+    for player in marked:
+        session.connection().execute(LEFT_UPDATE, {"player_key": player.id, "left_after_round_id": round_id - 1})
+    if marked:
+        view.players = [_copy(p, left_after_round_id=round_id - 1) if p in marked else p for p in view.players]
 
 
 def _person_called(session: Session, table_id: str, name: str, back_to: int | None = None) -> Person:

@@ -4,7 +4,8 @@ drift from them. A table's standings and head-to-head are SQL aggregates over th
 player and finished game) rather than every game loaded and scored again.
 
 A game that is not over (yet, or again after a round was deleted) has no rows; a game of its own
-(no table) never has any.
+(no table) never has any. A player who left the game gets a row like everyone's (a game played, their
+total), placed after the players who stayed (the rules rank them so) and never won.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Undoing a logged change (app.games.changes says what each kind puts back, and when it can't): through the
 write that puts back what the change replaced, `Games.update`, `Games.replace_round`, `Games.delete_round` or
-`Games.rename_player` handed the change as `reverting`, or for a deleted round `_restore`, back at its old
+`Games.rename_player` / `Games.update_player` handed the change as `reverting`, or for a deleted round `_restore`, back at its old
 row id (so in its place). A use case like the others, on the game's writer; `Games.revert_change` offers it.
 """
 
@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
-from app.errors import CantRevert, GameNotFound, InvalidInput, TooManyRounds
+from app.errors import CantRevert, GameIsOver, GameNotFound, InvalidInput, TooManyRounds
 from app.games.changes import (
     DELETION,
+    LEAVE,
     RENAME,
     RESTORATION,
     RULES,
@@ -72,6 +73,13 @@ def revert_change(
             try:
                 return games.rename_player(game_id, old.get("player_id", 0), credential, old.get("name", ""), **options)
             except InvalidInput as error:  # another player has the old name now
+                raise CantRevert(error.detail) from error
+        if change.kind == LEAVE:
+            old = change.old or {}
+            left = old.get("left_after_round_id") is not None
+            try:
+                return games.update_player(game_id, old.get("player_id", 0), credential, left=left, **options)
+            except (InvalidInput, GameIsOver) as error:  # a round played since, or the game decided since
                 raise CantRevert(error.detail) from error
         if change.kind == DELETION:
             return _restore(games, game_id, credential, **options)

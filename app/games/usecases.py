@@ -1,5 +1,5 @@
 """The use cases of a game: create it, change its name or rules, start / add / correct / delete a round;
-rename a player (app.games.players);
+rename a player or mark them as having left (app.games.players);
 revert a logged change (app.games.reverts); a new key, a handover and the game's deletion
 (app.games.keeping); reading it.
 
@@ -233,6 +233,7 @@ class Games:
             if not counting:
                 view.game.round_started_at = None
             round_id = writer.insert_round(view.game.id, now, time.started_at, time.duration_s)
+            players.leavers_before(self.session, view, round_id)
             if time.started_at is not None or time.duration_s is not None:
                 view.times[round_id] = time
             return [*view.played(), (round_id, writer.add_scores(round_id, scores, view.rules))]
@@ -320,6 +321,17 @@ class Games:
 
     def rename_player(self, game_id: str, player_id: int, credential: Credential, name: str, **options: Any) -> Outcome:
         return players.rename_player(self, game_id, player_id, credential, name, **options)
+
+    def update_player(
+        self,
+        game_id: str,
+        player_id: int,
+        credential: Credential,
+        name: str | None = None,
+        left: bool | None = None,
+        **options: Any,
+    ) -> Outcome:
+        return players.update_player(self, game_id, player_id, credential, name, left, **options)
 
     # reverting (app.games.reverts)
 

@@ -135,6 +135,7 @@ def to_public(view: GameView) -> dict[str, Any]:
     state = view.state
     game = view.game
     ranks = {s.player.id: s.rank for s in state.standings}
+    left_after = {s.player.id: s.player.left_after for s in state.standings}  # a leaver's last round
     kind = state.rules.kind
     lives = kind == scoring.Kind.LIVES
     round_public = _ROUND_PUBLIC[kind]
@@ -161,6 +162,7 @@ def to_public(view: GameView) -> dict[str, Any]:
                 "person_id": p.person_id,
             }
             | ({"lives": state.totals[p.id], "out": p.id in state.out} if lives else {})
+            | {"left": left_after[p.id] is not None, "left_after_round": left_after[p.id]}
             for p in view.players
         ],
         "rounds": [
@@ -310,15 +312,25 @@ def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, dateti
         return version_and_start(session, game_id)
 
 
+def rule_players(players: list[Player], round_ids: list[int]) -> list[scoring.Player]:
+    """The players as the rules see them, with the rounds a leaver sat in counted among `round_ids` (those
+    up to the last one when they left: rounds are numbered by their order, the mark is a round id)."""
+    return [
+        scoring.Player(
+            p.id,
+            p.name,
+            p.starting_score,
+            None if p.left_after_round_id is None else sum(rid <= p.left_after_round_id for rid in round_ids),
+        )
+        for p in players
+    ]
+
+
 def scored_view(
     game: Game, players: list[Player], played: scoring.Played, times: dict[int, RoundTime] | None = None
 ) -> GameView:
-    state = scoring.score_game(
-        [scoring.Player(p.id, p.name, p.starting_score) for p in players],
-        rules_of(game),
-        [scores for _, scores in played],
-    )
     round_ids = [round_id for round_id, _ in played]
+    state = scoring.score_game(rule_players(players, round_ids), rules_of(game), [scores for _, scores in played])
     # Only this game's rounds (`times` may be shared by several games, or hold a deleted round's).
     own = {round_id: times[round_id] for round_id in round_ids if round_id in times} if times else {}
     return GameView(game, players, round_ids, state, own)

@@ -185,12 +185,17 @@ def update_game(
     "/games/{game_id}/players/{player_id}",
     response_model=GamePublic | GameMinimal,
     responses=_WRITE_ERRORS,
-    summary="Rename a player",
-    description="A typo fixed during the game: the player keeps their id, seat, rounds and points. The new name "
-    "is checked as a new game's are (422 beside `name`: blank, too long, or another player's). Logged in the "
+    summary="Rename a player, or mark them as having left",
+    description="`name`: a typo fixed during the game: the player keeps their id, seat, rounds and points. The new "
+    "name is checked as a new game's are (422 beside `name`: blank, too long, or another player's). Logged in the "
     "game's changes (`kind` `rename`) and reverted by renaming back. At a table the player becomes the roster's "
     "person of the new name (ignoring case, with the roster's spelling), or a new person joins the roster; the "
-    "person they were keeps their other games.",
+    "person they were keeps their other games.\n\n"
+    "`left: true`: the player has left the game: they keep the rounds they played, are in no new round (a score "
+    "for them is refused) and are listed after the players still in (`left`, `left_after_round`); they can't win "
+    "and their total ends nothing. 409 on a finished game; 422 beside `left` for a player out of a game of 31 or "
+    "when fewer than two players would stay. `left: false`: they are back, only while no round was played since. "
+    "Logged (`kind` `leave`) and reverted the same way.",
 )
 def rename_player(
     game_id: GameId,
@@ -203,8 +208,12 @@ def rename_player(
     if_match: IfMatch = None,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
-    idempotency = Idempotency.of(idempotency_key, f"PATCH /players/{player_id}", data.model_dump(mode="json"))
-    outcome = games.rename_player(game_id, player_id, credential, data.name, if_match=if_match, idempotency=idempotency)
+    # Without the fields left out: a rename alone keys its retries as it always did ({"name"}).
+    sent = data.model_dump(mode="json", exclude_none=True)
+    idempotency = Idempotency.of(idempotency_key, f"PATCH /players/{player_id}", sent)
+    outcome = games.update_player(
+        game_id, player_id, credential, data.name, data.left, if_match=if_match, idempotency=idempotency
+    )
     return _answer(outcome, request, minimal)
 
 

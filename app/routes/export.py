@@ -43,7 +43,12 @@ def export_csv(game_id: GameId, games: GamesDep) -> Response:
         writer.writerow(header)
         writer.writerow(["start"] + [x for p in view.players for x in ("", "", "", p.starting_score)])
         for round_ in view.state.rounds:
-            writer.writerow([round_.number] + [x for s in round_.scores for x in (s.dutch, s.blitz, s.points, s.total)])
+            by_player = {s.player_id: s for s in round_.scores}
+            cells: list[object] = [round_.number]
+            for player in view.players:  # a player who had left: empty cells
+                s = by_player.get(player.id)
+                cells += ["", "", "", ""] if s is None else [s.dutch, s.blitz, s.points, s.total]
+            writer.writerow(cells)
     else:
         lives = kind == scoring.Kind.LIVES
         columns = ("hand", "lives lost", "lives") if lives else ("hand", "points", "total")
@@ -59,7 +64,7 @@ def export_csv(game_id: GameId, games: GamesDep) -> Response:
             row: list[object] = [round_.number, names.get(round_.caller, "") if round_.caller is not None else ""]
             for player in view.players:
                 s = by_player.get(player.id)
-                if s is None:  # out of the game
+                if s is None:  # out of the game, or left it
                     row += ["", "", ""]
                 else:
                     row += [s.hand, s.lives_lost, s.total] if lives else [s.hand, s.points, s.total]

@@ -12,6 +12,7 @@ form of the scorekeeper's page, each a few lines of reading and answering, kept 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -323,18 +324,30 @@ async def delete_game_page(request: Request, game_id: GameId, games: GamesDep) -
 
 @router.post("/g/{game_id}/players/{player_id}", name="rename_player_page")
 async def rename_player_page(request: Request, game_id: GameId, player_id: PlayerId, games: GamesDep) -> Response:
-    """A player renamed (a typo fixed); a refused name comes back in its field as typed, with why beside it."""
+    """A player renamed (a typo fixed), or gone or back (the form's `left` button: 1 or 0); a refusal comes back
+    beside the player's field, the name as typed."""
     form = await read_form(request)
     typed = form.get("name", "")
+    left = {"1": True, "0": False}.get(form.get("left", ""))
     credential = keeper_credential(request, game_id, form.get("csrf"))
+    version = form.get("version") or None
     try:
-        outcome = await run_in_threadpool(
-            games.rename_player, game_id, player_id, credential, typed[:1000], if_match=form.get("version") or None
+        if left is None:
+            outcome = await run_in_threadpool(
+                games.rename_player, game_id, player_id, credential, typed[:1000], if_match=version
+            )
+        else:
+            outcome = await run_in_threadpool(
+                partial(games.update_player, game_id, player_id, credential, left=left, if_match=version)
+            )
+    except (InvalidInput, VersionMismatch, GameIsOver) as error:
+        why = (
+            error.detail
+            if not isinstance(error, VersionMismatch)
+            else _("The game changed on another device: save again.")
         )
-    except (InvalidInput, VersionMismatch) as error:
-        why = error.detail if isinstance(error, InvalidInput) else _("The game changed on another device: save again.")
         refused = {"player_id": player_id, "name": typed, "error": why}
-        status = 422 if isinstance(error, InvalidInput) else 409
+        status = error.status if not isinstance(error, VersionMismatch) else 409
         return keeper_answer(request, games, game_id, players_form=refused, status=status)
     return keeper_answer(request, games, game_id, view=outcome.current)
 

@@ -82,7 +82,11 @@ def awards(state: GameState) -> tuple[Award, ...]:
     seats = list(state.totals)  # every kind builds its totals in seating order
     tally = {pid: _Tally() for pid in seats}
     winners = set(state.winners)
-    running: dict[int, int] = {}  # `cards`, `lowest`: the total after the round; `lives`: lives left
+    # `cards`, `lowest`: the total after the round; `lives`: lives left. From the start: a player who left
+    # before playing a round has a place all the same.
+    running = {
+        s.player.id: state.rules.lives if kind == Kind.LIVES else s.player.starting_score for s in state.standings
+    }
     # `lives`: the round that put each player out, from the final standings (a later round cannot
     # bring anyone back, so "out after round n" is out_in <= n).
     out_in = {s.player.id: s.out_in for s in state.standings if s.out_in is not None}

@@ -4,6 +4,9 @@ a game comes to (GameState). Pure: nothing from the framework or the rest of app
 A game is of a *kind* (a rule family: `cards`, `lowest`, `lives`, in app.rules.cards / lowest / lives)
 and a *preset* (Dutch Blitz, Nerts, Ligretto, Dutch, 31: app.rules.presets), whose parameters the
 table may change within the bounds in `PARAMS`.
+
+A little past 400 lines: it is the one module of what the families share (types, seat checks, the
+standings by totals), which each family imports whole; split it when it grows further.
 """
 
 from __future__ import annotations
@@ -116,6 +119,17 @@ class Player:
     id: int
     name: str
     starting_score: int = 0
+    # A player who left the game: the number of rounds they sat in (the first ones); None while they play.
+    left_after: int | None = None
+
+    def sits_in(self, number: int) -> bool:
+        """Whether they were at the table for round `number` (a leaver: only the rounds before they left)."""
+        return self.left_after is None or number <= self.left_after
+
+
+def left_by(players: Sequence[Player], played: int) -> frozenset[int]:
+    """The players who had left once `played` rounds were played (they sit in no later round)."""
+    return frozenset(p.id for p in players if p.left_after is not None and p.left_after <= played)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +202,7 @@ class Standing:
     to_target: int  # points still needed to reach the target (0 once reached, or with no target)
     out: bool = False  # `lives`: out of the game
     out_in: int | None = None  # `lives`: the round that put them out
+    left: bool = False  # left the game: listed after the players still in, and can't win
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,14 +215,14 @@ class GameState:
     over: bool
     winners: tuple[int, ...]  # empty while the game is on
     tie_break_due: bool  # play_on: first place is tied when the game would end, another round decides
-    out: frozenset[int] = frozenset()  # `lives`: the players out of the game
+    out: frozenset[int] = frozenset()  # the players out of the game (`lives`) or who left it: in no new round
 
     @property
     def status(self) -> str:
         return "finished" if self.over else "playing"
 
     def playing(self, players: Sequence[Player]) -> list[Player]:
-        """The players still in, in seating order (everyone but in `lives`)."""
+        """The players still in, in seating order (everyone but those who left, and in `lives` those out)."""
         return [p for p in players if p.id not in self.out]
 
 
@@ -301,8 +316,9 @@ def check_seats(
                 )
             continue
         if player.id not in in_game:
+            code = "player_left" if player.left_after is not None else "player_out"
             problems.append(
-                Problem("player_out", params={"name": player.name}, field="player_id", player_id=player.id, index=index)
+                Problem(code, params={"name": player.name}, field="player_id", player_id=player.id, index=index)
             )
             continue
         usable.append((index, player, score))
@@ -360,21 +376,29 @@ def by_totals(
 ) -> GameState:
     """A game decided by totals (`cards`: the highest wins; `lowest`: the lowest): the standings, first
     place, and, once the game `ends` after a round, the winner, or a tie for first place that plays
-    another round (play_on) or shares the win (shared). A game with no rounds yet is never over."""
+    another round (play_on) or shares the win (shared). A game with no rounds yet is never over.
+    Players who left are listed after those still in (ranked among themselves) and are never first."""
     sign = 1 if lowest else -1
-    order = sorted(range(len(players)), key=lambda i: sign * totals[players[i].id])  # stable: seats
-    places = ranks([-sign * totals[p.id] for p in players])
+    gone = left_by(players, len(rounds))
+    order = sorted(range(len(players)), key=lambda i: (players[i].id in gone, sign * totals[players[i].id]))
+    staying = [p for p in players if p.id not in gone]
+    places = dict(zip((p.id for p in staying), ranks([-sign * totals[p.id] for p in staying]), strict=True))
+    leavers = [p for p in players if p.id in gone]
+    places |= zip(
+        (p.id for p in leavers), (len(staying) + r for r in ranks([-sign * totals[p.id] for p in leavers])), strict=True
+    )
     standings = tuple(
         Standing(
             player=players[i],
             total=totals[players[i].id],
-            rank=places[i],
+            rank=places[players[i].id],
             to_target=max(0, rules.target - totals[players[i].id]) if to_target else 0,
+            left=players[i].id in gone,
         )
         for i in order
     )
-    first = (min if lowest else max)(totals.values(), default=0)
-    leaders = tuple(p.id for p in players if totals[p.id] == first) if players else ()
+    first = (min if lowest else max)((totals[p.id] for p in staying), default=0)
+    leaders = tuple(p.id for p in staying if totals[p.id] == first)
     over = tie_break_due = False
     winners: tuple[int, ...] = ()
     if rounds and ends:
@@ -382,7 +406,7 @@ def by_totals(
             over, winners = True, leaders
         else:
             tie_break_due = True
-    return GameState(rules, tuple(rounds), standings, totals, leaders, over, winners, tie_break_due)
+    return GameState(rules, tuple(rounds), standings, totals, leaders, over, winners, tie_break_due, gone)
 
 
 def ranks(totals: Sequence[int]) -> list[int]:

@@ -28,9 +28,14 @@ from app.rules.presets import BLITZ_WORDS
 
 
 def validate_round(
-    players: Sequence[Player], scores: Sequence[Score], rules: Rules, caller: int | None = None
+    players: Sequence[Player],
+    scores: Sequence[Score],
+    rules: Rules,
+    caller: int | None = None,
+    gone: frozenset[int] = frozenset(),
 ) -> list[Problem]:
-    problems, usable, missing = check_seats(players, scores)
+    """`gone`: the players who had left before this round (GameState.out)."""
+    problems, usable, missing = check_seats(players, scores, [p for p in players if p.id not in gone] if gone else None)
     blitz_words = rules.preset in BLITZ_WORDS
     for index, player, score in usable:
         where = {"player_id": player.id, "index": index}
@@ -107,6 +112,8 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
         by_player = {s.player_id: s for s in scores}
         row = []
         for player in players:  # seating order, whatever order the scores came in
+            if not player.sits_in(number):
+                continue
             score = by_player.get(player.id) or Score(player.id, 0, 0)
             points = round_points(score, rules)
             totals[player.id] += points
@@ -114,6 +121,7 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
         scored_rounds.append(ScoredRound(number, tuple(row)))
 
     by_target = rules.end == End.TARGET
-    top = max(totals.values(), default=0)
+    # Someone who left doesn't end the game, whatever their total.
+    top = max((totals[p.id] for p in players if p.sits_in(len(scored_rounds) + 1)), default=0)
     ends = top >= rules.target if by_target else len(scored_rounds) >= rules.rounds
     return by_totals(players, rules, scored_rounds, totals, lowest=False, ends=ends, to_target=by_target)

@@ -31,6 +31,7 @@ from app.rules.base import (
     check_caller,
     check_hands,
     check_seats,
+    left_by,
 )
 
 
@@ -41,7 +42,7 @@ def validate_round(
     caller: int | None = None,
     out: frozenset[int] = frozenset(),
 ) -> list[Problem]:
-    """`out`: the players already out of the game before this round (GameState.out)."""
+    """`out`: the players already out of the game, or who left it, before this round (GameState.out)."""
     playing = [p for p in players if p.id not in out]
     problems, usable, missing = check_seats(players, scores, playing)
     return problems + check_hands(usable, THIRTY_ONE) + missing + check_caller(players, caller, rules, playing)
@@ -71,7 +72,8 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
     out_in: dict[int, int] = {}  # player id -> the round that put them out
     scored_rounds: list[ScoredRound] = []
     for number, scores in enumerate(rounds, start=1):
-        shown = [s for s in scores if s.player_id in lives and s.player_id not in out_in]
+        seated = {p.id for p in players if p.sits_in(number)}
+        shown = [s for s in scores if s.player_id in seated and s.player_id not in out_in]
         hands = {s.player_id: s.hand or 0 for s in shown}
         knocker = next((s.player_id for s in shown if s.called), None)
         lost = lives_lost(hands, knocker)
@@ -101,11 +103,16 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
             )
         scored_rounds.append(ScoredRound(number, tuple(row), caller=knocker, void=void))
 
-    # Still in: more lives first; out: out later first. A key where equal means the same place.
-    def place(player: Player) -> tuple[int, int]:
+    # Still in: more lives first; out: out later first (leaving counts as going out after their last
+    # round, but after those put out in it). A key where equal means the same place.
+    gone = left_by(players, len(scored_rounds))
+
+    def place(player: Player) -> tuple[int, int, int]:
         if player.id in out_in:
-            return (1, -out_in[player.id])
-        return (0, -lives[player.id])
+            return (1, -out_in[player.id], 0)
+        if player.id in gone:
+            return (1, -(player.left_after or 0), 1)
+        return (0, -lives[player.id], 0)
 
     order = sorted(players, key=place)  # sorted is stable: equal places keep the seating order
     standings = tuple(
@@ -116,13 +123,14 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
             to_target=0,
             out=player.id in out_in,
             out_in=out_in.get(player.id),
+            left=player.id in gone,
         )
         for player in order
     )
     totals = {p.id: max(0, lives[p.id]) if p.id not in out_in else 0 for p in players}
-    still_in = [p.id for p in players if p.id not in out_in]
-    best = min((place(p) for p in players), default=(0, 0))
-    leaders = tuple(p.id for p in players if place(p) == best)
+    still_in = [p.id for p in players if p.id not in out_in and p.id not in gone]
+    best = min((place(p) for p in players), default=(0, 0, 0))
+    leaders = tuple(p.id for p in players if place(p) == best and p.id not in gone)
     over = bool(scored_rounds) and len(still_in) == 1
     return GameState(
         rules=rules,
@@ -133,5 +141,5 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
         over=over,
         winners=tuple(still_in) if over else (),
         tie_break_due=False,
-        out=frozenset(out_in),
+        out=frozenset(out_in) | gone,
     )

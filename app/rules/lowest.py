@@ -32,10 +32,16 @@ from app.rules.base import (
 
 
 def validate_round(
-    players: Sequence[Player], scores: Sequence[Score], rules: Rules, caller: int | None = None
+    players: Sequence[Player],
+    scores: Sequence[Score],
+    rules: Rules,
+    caller: int | None = None,
+    gone: frozenset[int] = frozenset(),
 ) -> list[Problem]:
-    problems, usable, missing = check_seats(players, scores)
-    return problems + check_hands(usable, HAND_RANGE[1]) + missing + check_caller(players, caller, rules)
+    """`gone`: the players who had left before this round (GameState.out)."""
+    playing = [p for p in players if p.id not in gone] if gone else None
+    problems, usable, missing = check_seats(players, scores, playing)
+    return problems + check_hands(usable, HAND_RANGE[1]) + missing + check_caller(players, caller, rules, playing)
 
 
 def round_points(hands: dict[int, int], caller: int | None) -> tuple[dict[int, int], int | None]:
@@ -53,11 +59,12 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
     scored_rounds: list[ScoredRound] = []
     for number, scores in enumerate(rounds, start=1):
         by_player = {s.player_id: s for s in scores}
-        hands = {p.id: (by_player[p.id].hand or 0) if p.id in by_player else 0 for p in players}
-        caller = next((s.player_id for s in scores if s.called), None)
+        seated = [p for p in players if p.sits_in(number)]
+        hands = {p.id: (by_player[p.id].hand or 0) if p.id in by_player else 0 for p in seated}
+        caller = next((s.player_id for s in scores if s.called and s.player_id in hands), None)
         points, penalty = round_points(hands, caller)
         row = []
-        for player in players:
+        for player in seated:
             totals[player.id] += points[player.id]
             row.append(
                 ScoredScore(
@@ -66,5 +73,6 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
             )
         scored_rounds.append(ScoredRound(number, tuple(row), caller=caller, penalty=penalty))
 
-    ends = max(totals.values(), default=0) >= rules.target  # someone reached it: the lowest total wins
+    # Someone still in reached it (a leaver's total ends nothing): the lowest total wins.
+    ends = max((totals[p.id] for p in players if p.sits_in(len(scored_rounds) + 1)), default=0) >= rules.target
     return by_totals(players, rules, scored_rounds, totals, lowest=True, ends=ends, to_target=True)

@@ -45,13 +45,15 @@ def _score_range(dutch_points: int, blitz_points: int, deck: int, pile: int) -> 
 
 def what_it_takes(state: GameState, seats: list[int]) -> list[Chance]:
     """Each player in reach of the target next round (in seat order) and what it takes. Empty when
-    the game is over, or when a tie past the target is being played off (the banner says that), and
+    the game is over, or when a tie past the target is being played off (the banner says that), for
+    no one who left, and
     in games that don't end at a target the highest total reaches (`lowest`, `lives`, or a set
     number of rounds)."""
     rules = state.rules
     if state.over or state.tie_break_due or rules.kind != Kind.CARDS or rules.end != End.TARGET:
         return []
     _, high = round_score_range(state.rules)
+    seats = [pid for pid in seats if pid not in state.out]  # who left plays no next round
     needs = {pid: state.rules.target - state.totals[pid] for pid in seats}
     in_reach = [pid for pid in seats if needs[pid] <= high]
     # Nobody is at or past the target here (the game would be over, or a tie played off), so every
@@ -82,6 +84,6 @@ def near_the_limit(state: GameState) -> list[Limit]:
     near = [
         Limit(s.player.id, rules.target - state.totals[s.player.id])
         for s in state.standings
-        if 0 < rules.target - state.totals[s.player.id] <= WORST_FOUR_CARD_HAND
+        if not s.left and 0 < rules.target - state.totals[s.player.id] <= WORST_FOUR_CARD_HAND
     ]
     return sorted(near, key=lambda limit: limit.to_go)

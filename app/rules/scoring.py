@@ -39,6 +39,7 @@ from app.rules.base import (
     ScoredScore,
     Standing,
     TieBreak,
+    left_by,
     name_refused,
     public_rules,
     ranks,
@@ -76,6 +77,7 @@ __all__ = [
     "TieBreak",
     "caller_of",
     "check_later_rounds",
+    "left_by",
     "name_refused",
     "public_rules",
     "ranks",
@@ -107,11 +109,12 @@ def validate_round(
 ) -> list[Problem]:
     """Everything that makes a round impossible in a real game, each named by player; empty when the
     round is valid. `caller`: who called Dutch or knocked; `before`: the game as it stood before this
-    round (in `lives`, who is still in; everyone when left out)."""
+    round (who is still in: not out in `lives`, nor left; everyone when left out)."""
     rules = rules or Rules()
+    gone = before.out if before else frozenset()
     if rules.kind == Kind.LIVES:
-        return lives.validate_round(players, scores, rules, caller, before.out if before else frozenset())
-    return _FAMILIES[rules.kind].validate_round(players, scores, rules, caller)
+        return lives.validate_round(players, scores, rules, caller, gone)
+    return _FAMILIES[rules.kind].validate_round(players, scores, rules, caller, gone)
 
 
 def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
@@ -129,7 +132,7 @@ def check_later_rounds(
         return []
     out_in = {s.player.id: s.out_in for s in lives.score_game(players, rules, rounds).standings if s.out}
     for number in range(first + 1, len(rounds) + 1):
-        playing = [p for p in players if out_in.get(p.id, number) >= number]
+        playing = [p for p in players if out_in.get(p.id, number) >= number and p.sits_in(number)]
         seated = {s.player_id for s in rounds[number - 1]}
         if len(playing) < 2:
             return [Problem("later_round_after_end", field="later_rounds", params={"number": number})]

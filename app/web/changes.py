@@ -1,5 +1,6 @@
 """The "Changes" section of the game pages: the latest logged changes (app.games.changes), newest first, in
-plain words ("Round 3 corrected at 21:04: Ben, Blitz 3 → 2"; "Player renamed at 21:05: “Bn” → “Ben”"), and
+plain words ("Round 3 corrected at 21:04: Ben, Blitz 3 → 2"; "Player renamed at 21:05: “Bn” → “Ben”";
+"Player left after round 6 at 22:10: Cy"), and
 whether the scorekeeper may revert each.
 
 Times are UTC on the server (it knows no one's time zone): the page shows them in a <time> element
@@ -17,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.games.changes import CORRECTION, DELETION, RENAME, RESTORATION, RULES, Change, why_not
+from app.games.changes import CORRECTION, DELETION, LEAVE, RENAME, RESTORATION, RULES, Change, why_not
 from app.games.views import GameView
 from app.i18n import N_, _, join_names, number
 from app.rules import scoring
@@ -135,6 +136,14 @@ def _words(change: Change, names: dict[int, str], lives: bool = False) -> tuple[
         names_were = [_("“{name}”").format(name=(logged or {}).get("name", "")) for logged in (change.old, change.new)]
         what = _("Player renamed back") if undo else _("Player renamed")
         return what, [Part(_("{old} → {new}").format(old=names_were[0], new=names_were[1]))]
+    if change.kind == LEAVE:
+        new = change.new or {}
+        name = names.get(new.get("player_id", 0), "")
+        if new.get("left_after_round_id") is None:
+            return _("Player back"), [Part("", name=name, after_name="")]
+        if n is None:
+            return _("Player left"), [Part("", name=name, after_name="")]
+        return _("Player left after round {number}").format(number=n), [Part("", name=name, after_name="")]
     return change.kind, []
 
 

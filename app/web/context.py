@@ -19,7 +19,7 @@ from fastapi import Request
 
 from app.games import viewcache
 from app.games.changes import Change
-from app.games.views import GameTable, GameView
+from app.games.views import GameTable, GameView, rule_players
 from app.i18n import _, join_names
 from app.models import utcnow
 from app.rules import scoring
@@ -361,7 +361,7 @@ def _round_form(view: GameView, keeper: Keeper | None) -> RoundFormPart:
 def _chart(view: GameView, size: Size) -> Chart:
     """The score chart: worked out once per version of a cached game, size and language (it goes over
     every round; a page shows it on every refresh)."""
-    seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    seats = rule_players(view.players, view.round_ids)
     text = _("target {target}").format(target=view.rules.target)
     return viewcache.derived(
         view, ("chart", size, text), lambda: build_chart(seats, view.state, size, target_text=text)

@@ -13,7 +13,7 @@ from typing import Any
 from starlette.requests import Request
 
 from app.errors import GameError, InvalidInput
-from app.games.views import GameView
+from app.games.views import GameView, rule_players
 from app.i18n import N_, _, problem_text
 from app.models import Player
 from app.rules import scoring
@@ -35,13 +35,11 @@ class RoundForm:
 
 
 def entry_players(view: GameView, number: int | None) -> list[Player]:
-    """The players a round form asks about: everyone, but in 31 only those still in before the round
-    (a new round: now; a correction of round n: before round n)."""
-    if view.rules.kind != scoring.Kind.LIVES:
-        return list(view.players)
+    """The players a round form asks about: those still in before the round (a new round: now; a
+    correction of round n: before round n): everyone but who left, and in 31 who is out."""
     out = view.state.out
-    if number is not None:
-        seats = [scoring.Player(p.id, p.name, p.starting_score) for p in view.players]
+    if number is not None and out:
+        seats = rule_players(view.players, view.round_ids)
         out = scoring.score_game(seats, view.rules, [s for _, s in view.played()[: number - 1]]).out
     return [p for p in view.players if p.id not in out]
 
@@ -51,7 +49,7 @@ class RoundFormPart:
     form: RoundForm | None  # the scorekeeper's only
     preview: dict[int, int | None]  # each player's points as typed (None: not a count the rules allow)
     words: dict[str, str]
-    entry_players: list[Player]  # who the form asks about: in 31, the players still in before the round
+    entry_players: list[Player]  # who the form asks about: the players still in before the round
 
 
 def round_form_part(view: GameView, form: RoundForm | None) -> RoundFormPart:
@@ -159,7 +157,7 @@ def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
         return _parse_hands(state, view, form)
     messages = _COUNT_MESSAGES if view.rules.preset in BLITZ_WORDS else _CENTRE_MESSAGES
     scores = []
-    for player in view.players:
+    for player in entry_players(view, state.number):  # not who had left
         counts = {}
         for kind, empty, not_a_number in messages:
             name = f"{kind}-{player.id}"

@@ -489,3 +489,45 @@ def test_any_valid_game_round_trips_exactly(unlimited: TestClient, document: dic
     imported = import_(unlimited, "games", body)
     assert imported.status_code == 201, imported.text
     assert without_id(export(unlimited, "games", imported.json()["id"]))[1] == body
+
+
+# --- a player who left -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["dutch_blitz", "dutch", "thirty_one"])
+def test_a_game_with_a_leaver_round_trips_and_its_replay_answers_the_same(client: TestClient, make_game, preset):
+    """The leaver's rounds stay theirs and they are in no later round, in the import and in a retried import."""
+    game = make_game(
+        players=[{"name": n} for n in ("Ana", "Ben", "Cy")],
+        rules={"preset": preset} | ({} if preset == "thirty_one" else {"target": 1000}),
+    )
+    ana, ben, cy = game.player_ids
+
+    def round_of(ids: list[int]) -> dict[str, Any]:
+        if preset == "dutch_blitz":
+            return {"scores": [{"player_id": pid, "dutch": 5, "blitz": 0 if pid == ben else 3} for pid in ids]}
+        return {"scores": [{"player_id": pid, "hand": 20 + pid % 7} for pid in ids]}
+
+    rounds = f"{API}/games/{game.id}/rounds"
+    assert client.post(rounds, json=round_of([ana, ben, cy]), headers=game.auth).status_code == 201
+    left = client.patch(f"{API}/games/{game.id}/players/{cy}", json={"left": True}, headers=game.auth)
+    assert left.status_code == 200, left.text
+    assert client.post(rounds, json=round_of([ana, ben]), headers=game.auth).status_code == 201
+    first = export(client, "games", game.id)
+    assert json.loads(first)["players"][2]["left_after_round"] == 1
+    imported = import_(client, "games", first, **{"Idempotency-Key": "leaver"})
+    assert imported.status_code == 201, imported.text
+    again = import_(client, "games", first, **{"Idempotency-Key": "leaver"})
+    assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true"
+    copy = imported.json()
+    assert as_seats(client.get(f"{API}/games/{copy['id']}").json()) == as_seats(game.get())
+    assert as_seats(again.json() | {"edit_key": None}) == as_seats(copy | {"edit_key": None})
+    assert without_id(export(client, "games", copy["id"]))[1] == without_id(first)[1]
+
+
+def test_a_leaver_after_more_rounds_than_the_game_has_is_refused(client: TestClient, make_game):
+    game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}])
+    document = json.loads(export(client, "games", game.id))
+    document["players"][2]["left_after_round"] = 1
+    body = assert_problem(import_(client, "games", json.dumps(document).encode()), 422)
+    assert any(e["field"].endswith("players[2].left_after_round") for e in body["errors"]), body
