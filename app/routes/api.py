@@ -3,6 +3,10 @@
 Routes raise; a refused change (app.errors.GameError) is answered by the one handler in
 app.http.problems as application/problem+json (RFC 9457): type, title, status, detail, and for 422 an
 `errors` list of {field, message}.
+
+Past the ~400 lines the style sets, on purpose: one thin route per operation on a game (its OpenAPI
+description beside it), which a client's author reads best in one file; tables, backups, events and
+exports have their own modules.
 """
 
 from __future__ import annotations
