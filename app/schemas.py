@@ -185,7 +185,7 @@ class PlayerUpdate(StrictModel):
         description=f"The player's new name: {NAME_TEXT}; unique in the game ignoring case. At a table, the "
         "roster's person of that name (a new one joins the roster). Left out: the name stays.",
     )
-    left: bool | None = PField(
+    left: Flag | None = PField(  # type: ignore[assignment]
         None,
         description="`true`: the player has left the game: they keep the rounds they played and are in no new "
         "round. `false`: they are back, only while no round was played since they left. Left out: unchanged.",

@@ -531,3 +531,15 @@ def test_a_leaver_after_more_rounds_than_the_game_has_is_refused(client: TestCli
     document["players"][2]["left_after_round"] = 1
     body = assert_problem(import_(client, "games", json.dumps(document).encode()), 422)
     assert any(e["field"].endswith("players[2].left_after_round") for e in body["errors"]), body
+
+
+@pytest.mark.parametrize("left", [[0, 1, 2], [1, 2]])
+def test_a_backup_where_fewer_than_two_players_stay_is_refused(client: TestClient, make_game, left: list[int]):
+    # A live game refuses the leave that would keep fewer than two in; a backup can't bring one either
+    # (everyone gone answered a later round with a 500, one alone played by themselves).
+    game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}])
+    document = json.loads(export(client, "games", game.id))
+    for seat in left:
+        document["players"][seat]["left_after_round"] = 0
+    body = assert_problem(import_(client, "games", json.dumps(document).encode()), 422)
+    assert any(e["field"].endswith("players") and "At least 2" in e["message"] for e in body["errors"]), body

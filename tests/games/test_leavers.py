@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.games.test_players import ROUNDS, changes, revert
@@ -161,3 +162,11 @@ def test_the_spreadsheet_leaves_a_leavers_later_cells_empty(make_game):
     assert without(game, 1, [(6, 0), (2, 4)]).status_code == 201
     sheet = game.client.get(game_url(game.id, "/export.csv")).text.lstrip("\ufeff").splitlines()
     assert sheet[3].split(",") == ["2", "6", "0", "6", "11", "", "", "", "", "2", "4", "-6", "-9"]
+
+
+@pytest.mark.parametrize("left", ["yes", 1, "true"])
+def test_leaving_takes_a_json_boolean_only(make_game, left):
+    game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}])
+    url = f"/api/v1/games/{game.id}/players/{game.player_ids[2]}"
+    assert_problem(game.client.patch(url, json={"left": left}, headers=game.auth), 422)
+    assert [p["left"] for p in game.get()["players"]] == [False, False, False]
