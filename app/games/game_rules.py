@@ -100,9 +100,13 @@ def round_of(view: GameView, number: int) -> int:
     return view.round_ids[number - 1]
 
 
-def checked_round(view: GameView, data: RoundIn | Callable[[GameView], RoundIn], number: int) -> RoundIn:
+def checked_round(
+    view: GameView, data: RoundIn | Callable[[GameView], RoundIn], number: int, round_id: int | None = None
+) -> RoundIn:
     """The round, read against the players just loaded when it comes as a parser (a page's form,
-    which can only be read knowing the players), and checked by the rules as round `number`."""
+    which can only be read knowing the players), and checked by the rules as round `number`.
+    `round_id`: a deleted round put back under its old id, which a leaver sat in if their mark is at or
+    after it (the rounds left after the deletion can't say: it is not among them)."""
     scores = data if isinstance(data, RoundIn) else data(view)
     rules = view.rules
     own = CALLER_FIELD.get(rules.kind)
@@ -118,6 +122,10 @@ def checked_round(view: GameView, data: RoundIn | Callable[[GameView], RoundIn],
             before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
         else:  # only a leave takes anyone out of these kinds' rounds
             before = replace(before, out=scoring.left_by(players, number - 1))
+    if round_id is not None:
+        leavers = {p.id for p in view.players if p.left_after_round_id is not None}
+        gone = {p.id for p in view.players if p.left_after_round_id is not None and p.left_after_round_id < round_id}
+        before = replace(before, out=frozenset((before.out - leavers) | gone))
     problems = (
         scoring.validate_round(
             players,

@@ -134,7 +134,10 @@ def _restore(
             )
         # Checked at its place (in 31, who is in depends on the rounds before it).
         place = len(view.round_ids) if taken else sum(1 for rid in view.round_ids if rid < (old_id or 0))
-        data = checked_round(view, round_in(change.old, view), place + 1)
+        try:
+            data = checked_round(view, round_in(change.old, view), place + 1, None if taken else old_id)
+        except InvalidInput as error:  # the round as it was can't be played now
+            raise CantRevert(error.detail) from error
         # Its old id puts it between the rounds it was between; when another game's round has
         # that id now, nothing of this game comes after it, so a new id (the last) is its place.
         took = (change.old or {}).get("time") or {}

@@ -170,3 +170,21 @@ def test_leaving_takes_a_json_boolean_only(make_game, left):
     url = f"/api/v1/games/{game.id}/players/{game.player_ids[2]}"
     assert_problem(game.client.patch(url, json={"left": left}, headers=game.auth), 422)
     assert [p["left"] for p in game.get()["players"]] == [False, False, False]
+
+
+@pytest.mark.parametrize("rounds", [2, 3])
+def test_a_deleted_round_a_leaver_played_goes_back_with_their_row(make_game, rounds: int):
+    # Dee played every round and left; round 2 deleted (the last, or the one before the last), then put
+    # back: it is hers too, so its revert puts it back whole (it was refused: "Dee has left the game").
+    game = make_game(rules={"target": 1000})
+    for counts in (ROUNDS + ROUNDS)[:rounds]:
+        assert game.add_round(counts).status_code == 201
+    assert leave(game, 3).status_code == 200
+    assert game.client.delete(game_url(game.id, "/rounds/2"), headers=game.auth).status_code == 200
+    [deletion] = [c for c in changes(game) if c["kind"] == "deletion"]
+    assert deletion["revertable"]
+    response = revert(game, deletion["id"])
+    assert response.status_code == 200, response.text
+    body = game.get()
+    assert [len(r["scores"]) for r in body["rounds"]] == [4] * rounds
+    assert (body["players"][3]["left"], body["players"][3]["left_after_round"]) == (True, rounds)

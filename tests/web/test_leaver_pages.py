@@ -111,8 +111,8 @@ def test_no_leave_button_on_a_finished_game(keeper_of, make_game):
 def test_every_page_of_a_table_game_finished_after_someone_left_before_any_round(
     client: TestClient,
     keeper_of,
-    make_table,
-    preset: str,  # noqa: F811
+    make_table,  # noqa: F811
+    preset: str,
 ):
     table = make_table("The Millers", ["Ana", "Ben", "Cy"])
     game = table.game(["Ana", "Ben", "Cy"], rules={"preset": preset})
