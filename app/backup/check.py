@@ -180,7 +180,9 @@ def _game(
         findings.rule(where, problem)
     if len(players) >= scoring.MIN_PLAYERS and sum(p.left_after is None for p in players) < scoring.MIN_PLAYERS:
         # as a live game keeps it: a leave is refused when fewer than two would stay
-        findings.rule(f"{at}players", scoring.Problem("too_few_stay", field="left", params={"low": scoring.MIN_PLAYERS}))
+        findings.rule(
+            f"{at}players", scoring.Problem("too_few_stay", field="left", params={"low": scoring.MIN_PLAYERS})
+        )
     for seat, player in enumerate(players):
         if (player.left_after or 0) > len(data.rounds):
             findings.add(
