@@ -143,7 +143,13 @@ def checked_round(
 
 def still_possible(view: GameView, played: Played, first: int) -> None:
     """After a change to round `first + 1`, every later round still possible (`lives`: who is in)."""
-    problems = scoring.check_later_rounds(seats(view, played), view.rules, [s for _, s in played], first)
+    players = seats(view, played)
+    problems = scoring.check_later_rounds(players, view.rules, [s for _, s in played], first)
+    if not problems and view.rules.kind == scoring.Kind.LIVES:
+        # Everyone still in put out at once while a leaver is spared: a game nobody can play or win.
+        state = scoring.score_game(players, view.rules, [s for _, s in played])
+        if not state.over and all(p.id in state.out for p in players):
+            problems = [scoring.Problem("nobody_left_in", field="scores")]
     if problems:
         raise InvalidInput(problems)
 

@@ -18,6 +18,9 @@ MESSAGES: dict[str, str] = {
     "lives_range": N_("The lives each player starts with must be between {low} and {high}."),
     "player_count": N_("A game has {low} to {high} players; this one has {count}."),
     "name_twice": N_("Two players are called {name}; give each player a different name."),
+    "nobody_left_in": N_(
+        "This would put every player still in the game out, with nobody left to play or win; enter the round as it was played."
+    ),
     "name_taken": N_("Another player is already called {name}; give each player a different name."),
     "not_on_roster": N_("{name} isn't on this table's roster: add them on the table's page first, then rename here."),
     "roster_spelling": N_("The table's roster spells this name “{name}”: change its spelling on the table's page."),

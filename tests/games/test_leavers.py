@@ -188,3 +188,25 @@ def test_a_deleted_round_a_leaver_played_goes_back_with_their_row(make_game, rou
     body = game.get()
     assert [len(r["scores"]) for r in body["rounds"]] == [4] * rounds
     assert (body["players"][3]["left"], body["players"][3]["left_after_round"]) == (True, rounds)
+
+
+def test_in_thirty_one_a_correction_that_leaves_nobody_in_is_refused(make_game):
+    # One life, no county: Ana out in round 1, Dee leaves; a correction putting Ben and Cy out with her
+    # would leave a game nobody can play or win (Dee's 30 spares the round from being void).
+    names = [{"name": n} for n in ("Ana", "Ben", "Cy", "Dee")]
+    game = make_game(players=names, rules={"preset": "thirty_one", "lives": 1, "county": False})
+
+    def hands(*points: int) -> dict[str, Any]:
+        return {"scores": [{"player_id": pid, "hand": h} for pid, h in zip(game.player_ids, points, strict=True)]}
+
+    assert (
+        game.client.post(game_url(game.id, "/rounds"), json=hands(10, 20, 25, 30), headers=game.auth).status_code == 201
+    )
+    assert leave(game, 3).status_code == 200
+    before = game.get()
+    url = game_url(game.id, "/rounds/1")
+    body = assert_problem(game.client.put(url, json=hands(10, 10, 10, 30), headers=game.auth), 422)
+    assert "nobody left to play or win" in body["errors"][0]["message"], body
+    assert game.get() == before
+    # A correction that leaves someone in is fine.
+    assert game.client.put(url, json=hands(10, 10, 25, 30), headers=game.auth).status_code == 200
