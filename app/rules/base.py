@@ -5,8 +5,10 @@ A game is of a *kind* (a rule family: `cards`, `lowest`, `lives`, in app.rules.c
 and a *preset* (Dutch Blitz, Nerts, Ligretto, Dutch, 31: app.rules.presets), whose parameters the
 table may change within the bounds in `PARAMS`.
 
-A little past 400 lines: it is the one module of what the families share (types, seat checks, the
-standings by totals), which each family imports whole; split it when it grows further.
+A little past 400 lines, on purpose: it is the one module of what the families share (types, who sits
+in a round, seat checks, the standings by totals), which each family imports whole, and each part reads
+the others' types; the next part that joins (a latecomer's seats) should take the standings by totals
+into a module of their own.
 """
 
 from __future__ import annotations
