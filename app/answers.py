@@ -73,7 +73,10 @@ RulesPublic = Annotated[CardsRulesPublic | LowestRulesPublic | LivesRulesPublic,
 class PlayerPublic(BaseModel):
     id: int = PField(description="The player's id in this game (for scores).")
     name: str
-    starting_score: int
+    starting_score: int = PField(
+        description="The total they started with (`lives`: 0, or for a latecomer the lives they came without, "
+        "as a negative number)."
+    )
     total: int = PField(description="Starting score plus every round's points (`lives`: the lives left).")
     rank: int = PField(
         description="1 for first place; equal places share a rank (1, 1, 3). `cards`: by the highest total, "
@@ -86,6 +89,11 @@ class PlayerPublic(BaseModel):
     left: bool = PField(False, description="Left the game: they keep their rounds, are in no new round and can't win.")
     left_after_round: int | None = PField(
         None, description="For a player who left: the number of the last round they played (0: none); null otherwise."
+    )
+    joined_after_round: int | None = PField(
+        None,
+        description="For a latecomer: the number of rounds played before they came (they are in none of those, "
+        "and in every round after); null for a player from the start.",
     )
 
 

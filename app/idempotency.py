@@ -73,9 +73,11 @@ def snapshot(
     rounds: list[list[scoring.Score]],
     times: list[RoundTime] | None = None,
     left: list[int | None] | None = None,
+    joined: list[int | None] | None = None,
 ) -> bytes:
     """`times`: each round's time, in the order of `rounds` (None: no round is timed); `left`: each player's
-    rounds played when they left the game (None: still in; left out: nobody left)."""
+    rounds played when they left the game (None: still in; left out: nobody left); `joined`: the rounds
+    played before each latecomer came (None: from the start; left out: nobody came late)."""
     data: dict[str, Any] = {
         "id": game.id,
         "name": game.name,
@@ -104,6 +106,8 @@ def snapshot(
         data["people"] = [p.person_id for p in players]
     if left and any(n is not None for n in left):  # left out when nobody left, as every record before leavers
         data["left"] = left
+    if joined and any(n is not None for n in joined):  # left out when nobody came late, as every record before
+        data["joined"] = joined
     if game.round_started_at is not None:
         data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
@@ -177,6 +181,7 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
     people = data.get("people") or [None] * len(data["players"])
     count = len(data["rounds"])
     left = data.get("left") or [None] * len(data["players"])
+    joined = data.get("joined") or [None] * len(data["players"])
     players = [
         Player(
             id=pid,
@@ -186,8 +191,11 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
             starting_score=start,
             person_id=person,
             left_after_round_id=None if gone is None else gone - count - 1,  # the stand-in id of their last round
+            joined_after_round_id=None if came is None else came - count - 1,  # of the last round before they came
         )
-        for seat, ((pid, name, start), person, gone) in enumerate(zip(data["players"], people, left, strict=True))
+        for seat, ((pid, name, start), person, gone, came) in enumerate(
+            zip(data["players"], people, left, joined, strict=True)
+        )
     ]
     cards = game.kind == "cards"
     played: Played = [

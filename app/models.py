@@ -152,6 +152,9 @@ class Player(SQLModel, table=True):
     # A player who left the game: the id of the game's last round when they left (0: before any round);
     # they sit in the rounds up to it and in none after. None while they play (migration 0009).
     left_after_round_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    # A latecomer: the id of the game's last round when they came (0: a game with no round then, which a
+    # player added before the first round never gets: None); they sit in no round up to it (migration 0010).
+    joined_after_round_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
 
 
 class Round(SQLModel, table=True):

@@ -183,12 +183,37 @@ class PlayerUpdate(StrictModel):
     name: Name | None = PField(
         None,
         description=f"The player's new name: {NAME_TEXT}; unique in the game ignoring case. At a table, the "
-        "roster's person of that name (a new one joins the roster). Left out: the name stays.",
+        "roster's person of that name (a name not on the roster is refused). Left out: the name stays.",
     )
     left: Flag | None = PField(  # type: ignore[assignment]
         None,
         description="`true`: the player has left the game: they keep the rounds they played and are in no new "
         "round. `false`: they are back, only while no round was played since they left. Left out: unchanged.",
+    )
+
+
+class PlayerIn(StrictModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"name": "Cy"}, {"name": "Cy", "starting_score": 20}, {"name": "Cy", "lives": 2}]
+        },
+    )
+
+    name: Name = PField(
+        description=f"The latecomer's name: {NAME_TEXT}; unique in the game ignoring case. At a table, someone on "
+        "the roster (the player takes the roster's spelling)."
+    )
+    starting_score: StartingScore | None = PField(  # type: ignore[assignment]
+        None,
+        description="The total they start with. Left out: last place's total among the players still in (the "
+        "lowest; in Dutch, lowest wins, the highest), so nobody who played all along is put behind them. "
+        "Not in 31 (send `lives`).",
+    )
+    lives: Annotated[int, Strict()] | None = PField(  # checked by the use case, with the message
+        None,
+        description="31 only: the lives they come with, 1 to the rules' `lives`. Left out: the fewest lives of "
+        "the players still in (at least 1).",
     )
 
 

@@ -100,6 +100,12 @@ class PlayerBackup(StrictModel):
         description="A player who left the game: the number of rounds they played (the first ones; 0: none), "
         "and they are in no later round. Left out (or null) for a player still in.",
     )
+    joined_after_round: Annotated[int, PField(ge=0, le=100_000)] | None = PField(
+        None,
+        description="A latecomer: the number of rounds played before they came; they are in none of those and "
+        "in every later one (in 31 their `starting_score` is the lives they came without, 0 or less). Left out "
+        "(or null) for a player from the start.",
+    )
 
 
 class TablePlayerBackup(PlayerBackup):

@@ -172,7 +172,7 @@ def _game(
         findings.rule(f"{at}name", scoring.name_refused(reason, field="name"))
     rules = _rules(data.rules, f"{at}rules", findings)
     players = [
-        scoring.Player(seat, clean_name(p.name), p.starting_score, p.left_after_round)
+        scoring.Player(seat, clean_name(p.name), p.starting_score, p.left_after_round, p.joined_after_round)
         for seat, p in enumerate(data.players)
     ]
     for problem in scoring.validate_players(players, rules):
@@ -189,6 +189,24 @@ def _game(
                 f"{at}players[{seat}].left_after_round",
                 _("A player can't have left after round {number}: the game has {count} rounds.").format(
                     number=player.left_after, count=len(data.rounds)
+                ),
+            )
+        if (player.joined_after or 0) > len(data.rounds):
+            findings.add(
+                f"{at}players[{seat}].joined_after_round",
+                _("A player can't have come after round {number}: the game has {count} rounds.").format(
+                    number=player.joined_after, count=len(data.rounds)
+                ),
+            )
+        elif (
+            player.joined_after is not None
+            and player.left_after is not None
+            and player.left_after <= player.joined_after
+        ):
+            findings.add(
+                f"{at}players[{seat}].left_after_round",
+                _("A player can't leave before they came: they came after round {number}.").format(
+                    number=player.joined_after
                 ),
             )
     persons = None
@@ -269,7 +287,7 @@ def _play(
     for number, round_ in enumerate(rounds, 1):
         where = f"{at}[{number - 1}]"
         caller = scoring.caller_of(round_.scores) if rules.kind != scoring.Kind.CARDS else None
-        gone = scoring.left_by(players, number - 1)  # who had left before this round
+        gone = scoring.away(players, number)  # who had left before this round, or came after it
         before = replace(final, out=gone)
         if rules.kind == scoring.Kind.LIVES:
             before = replace(final, out=frozenset(p for p, n in out_in.items() if n < number) | gone)

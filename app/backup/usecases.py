@@ -131,6 +131,8 @@ def _game(view: GameView, saved: dict[int, datetime], place: dict[int | None, in
     for player, standing in zip(players, rule_players(view.players, view.round_ids), strict=True):
         if standing.left_after is not None:  # only a leaver's: every other document as it always was
             player["left_after_round"] = standing.left_after
+        if standing.joined_after is not None:  # only a latecomer's
+            player["joined_after_round"] = standing.joined_after
     if place is not None:
         players = [player | {"person": place[p.person_id]} for player, p in zip(players, view.players, strict=True)]
     cards = view.rules.kind == scoring.Kind.CARDS
@@ -198,12 +200,14 @@ class Backups:
             game, edit_key = view.game, new.edit_key
             if idempotency:
                 times = [view.times.get(round_id, NO_TIME) for round_id in view.round_ids]
+                seats = rule_players(view.players, view.round_ids)
                 blob = snapshot(
                     game,
                     view.players,
                     [scores for _, scores in view.played()],
                     times,
-                    [p.left_after for p in rule_players(view.players, view.round_ids)],
+                    [p.left_after for p in seats],
+                    [p.joined_after for p in seats],
                 )
                 replays.remember(
                     IMPORT_GAME_SCOPE, record_key, mac, CREATE, 201, blob, game.version,

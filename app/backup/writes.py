@@ -34,7 +34,8 @@ class NewGame:
 
 
 PLAYERS = Player.__table__  # type: ignore[attr-defined]
-LEFT_UPDATE = PLAYERS.update().where(PLAYERS.c.id == bindparam("player_key"))  # {"player_key", "left_after_round_id"}
+# {"player_key", "left_after_round_id"} or {"player_key", "joined_after_round_id"}
+LEFT_UPDATE = PLAYERS.update().where(PLAYERS.c.id == bindparam("player_key"))
 
 
 def prepare(games: list[CheckedGame], table_id: str | None = None) -> list[NewGame]:
@@ -111,6 +112,7 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
     views: list[GameView] = []
     scores: list[dict[str, Any]] = []
     leavers: list[dict[str, Any]] = []  # each leaver's mark: the id of the last round they played
+    latecomers: list[dict[str, Any]] = []  # each latecomer's: the id of the last round before they came
     for new in games:
         ids = [p.id for p in new.players]
         cards = new.checked.rules.kind == scoring.Kind.CARDS
@@ -123,6 +125,8 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
             for player, seat in zip(new.players, new.checked.players, strict=True):
                 if seat.left_after == len(played):  # their last round
                     player.left_after_round_id = round_id
+                if seat.joined_after == len(played):  # the last round before they came
+                    player.joined_after_round_id = round_id
             if checked.started_at is not None or checked.duration_s is not None:
                 times[round_id] = RoundTime(checked.started_at, checked.duration_s)
             # As the use cases store them: the other kinds' counts 0, `cards` no hand and no caller.
@@ -134,13 +138,19 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
         for player, seat in zip(new.players, new.checked.players, strict=True):
             if seat.left_after == 0:
                 player.left_after_round_id = 0
+            if seat.joined_after == 0:
+                player.joined_after_round_id = 0
             if player.left_after_round_id is not None:
                 leavers.append({"player_key": player.id, "left_after_round_id": player.left_after_round_id})
+            if player.joined_after_round_id is not None:
+                latecomers.append({"player_key": player.id, "joined_after_round_id": player.joined_after_round_id})
         views.append(scored_view(new.game, new.players, played, times))
     if scores:
         session.exec(insert(RoundScore.__table__), params=scores)  # type: ignore[call-overload,attr-defined]
     if leavers:
         session.connection().execute(LEFT_UPDATE, leavers)
+    if latecomers:
+        session.connection().execute(LEFT_UPDATE, latecomers)
     for view in views:
         record_results(session, view.game, view.players, view)  # nothing for a game of its own
     return views

@@ -46,10 +46,13 @@ CORRECTION, DELETION, RESTORATION, RULES = "correction", "deletion", "restoratio
 RENAME = "rename"  # a player's name: old and new are {"player_id", "name"}
 # A player left (or came back): old and new are {"player_id", "left_after_round_id"} (None: playing).
 LEAVE = "leave"
+# A latecomer came: new is {"player_id", "name", "starting_score", "joined_after_round_id"} and old None; its
+# revert takes them out again (old the same, new None), which can't be reverted in turn (add them again).
+JOIN = "join"
 # The log's rows, written as plain Core in the change's write (no ORM flush); every column named.
 CHANGE_INSERT = RoundChange.__table__.insert()  # type: ignore[attr-defined]
 FIELDS_UNSET = {"round_number": None, "round_id": None, "old": None, "new": None}
-KINDS = (CORRECTION, DELETION, RESTORATION, RULES, RENAME, LEAVE)
+KINDS = (CORRECTION, DELETION, RESTORATION, RULES, RENAME, LEAVE, JOIN)
 # The name and every rule parameter of any kind (app.rules.base.PARAMS), in the API's order.
 SETTINGS = ("name", *dict.fromkeys(name for params in scoring.PARAMS.values() for name in params))
 # Why a rules change can't be reverted, per setting: whole sentences, translated where said.
@@ -139,6 +142,8 @@ def why_not(change: Change, view: GameView) -> str | None:
         return renamed_since(change, view)
     if change.kind == LEAVE:
         return leave_moved(change, view)
+    if change.kind == JOIN:
+        return came_and_played(change, view)
     number = change.round_number
     if change.kind == DELETION:
         # Its row id back with its cards: restored (SQLite may give its id to a new round instead).
@@ -205,6 +210,22 @@ def leave_moved(change: Change, view: GameView) -> str | None:
     return None
 
 
+def came_and_played(change: Change, view: GameView) -> str | None:
+    """Why a latecomer can't be taken out again: they played a round since they came (mark them as having
+    left instead), they are gone already, or (a taking out) it is undone by adding them again."""
+    if change.new is None:
+        name = (change.old or {}).get("name", "")
+        return _("{name} was taken out of the game: add them again if they play after all.").format(name=name)
+    player = next((p for p in view.players if p.id == change.new.get("player_id")), None)
+    if player is None:
+        return _("That player is no longer in the game: there is nothing to revert.")
+    if any(rid > (player.joined_after_round_id or 0) for rid in view.round_ids):
+        return _("{name} has played since they came: mark them as having left instead.").format(name=player.name)
+    if len([p for p in view.players if p.id not in view.state.out and p.id != player.id]) < scoring.MIN_PLAYERS:
+        return problem_text(scoring.Problem("too_few_stay", field="left", params={"low": scoring.MIN_PLAYERS}))
+    return None
+
+
 def deleted_since(number: int | None) -> str:
     return _("Round {number} was deleted since: there is nothing to revert.").format(number=number)
 
@@ -230,6 +251,8 @@ def public(change: Change, view: GameView) -> dict[str, Any]:
             return {name: logged[name] for name in ("player_id", "name") if name in logged}
         if change.kind == LEAVE:
             return {"player_id": logged.get("player_id"), "left": logged.get("left_after_round_id") is not None}
+        if change.kind == JOIN:
+            return {name: logged[name] for name in ("player_id", "name", "starting_score", "lives") if name in logged}
         return {name: logged[name] for name in ("scores", "caller") if name in logged}
 
     return {
@@ -319,6 +342,24 @@ def log_leave(
         {"player_id": player_id, "left_after_round_id": new},
     )
     _log(session, view, LEAVE, reverting, round_number=last, old=before, new=after)
+
+
+def log_join(session: Session, view: GameView, player: Player, taken_out: Change | None = None) -> None:
+    """A latecomer came (the entry's round: the last one before they came, None before any), or (`taken_out`:
+    the join this reverts) was taken out again."""
+    came = {
+        "player_id": player.id,
+        "name": player.name,
+        "starting_score": player.starting_score,
+        "joined_after_round_id": player.joined_after_round_id,
+    }
+    if view.rules.kind == scoring.Kind.LIVES:  # 31: the lives they came with, as the log says it
+        came["lives"] = view.rules.lives + player.starting_score
+    last = sum(rid <= (player.joined_after_round_id or 0) for rid in view.round_ids) or None
+    if taken_out is None:
+        _log(session, view, JOIN, None, round_number=last, old=None, new=came)
+    else:
+        _log(session, view, JOIN, taken_out, round_number=last, old=came, new=None)
 
 
 # --- reading ------------------------------------------------------------------------------------

@@ -106,7 +106,8 @@ def checked_round(
     """The round, read against the players just loaded when it comes as a parser (a page's form,
     which can only be read knowing the players), and checked by the rules as round `number`.
     `round_id`: a deleted round put back under its old id, which a leaver sat in if their mark is at or
-    after it (the rounds left after the deletion can't say: it is not among them)."""
+    after it, and a latecomer if theirs is before it (the rounds left after the deletion can't say: it is
+    not among them)."""
     scores = data if isinstance(data, RoundIn) else data(view)
     rules = view.rules
     own = CALLER_FIELD.get(rules.kind)
@@ -117,15 +118,23 @@ def checked_round(
     ]
     players = seats(view)
     before = view.state
-    if number <= len(view.round_ids):  # a correction: who was in before that round
+    if number <= len(view.round_ids):  # a correction: who was in before that round (and who came after it)
         if rules.kind == scoring.Kind.LIVES:
             before = scoring.score_game(players, rules, [s for _, s in view.played()[: number - 1]])
-        else:  # only a leave takes anyone out of these kinds' rounds
-            before = replace(before, out=scoring.left_by(players, number - 1))
+            before = replace(before, out=before.out | scoring.away(players, number))
+        else:  # only a leave or coming later keeps anyone out of these kinds' rounds
+            before = replace(before, out=scoring.away(players, number))
     if round_id is not None:
-        leavers = {p.id for p in view.players if p.left_after_round_id is not None}
-        gone = {p.id for p in view.players if p.left_after_round_id is not None and p.left_after_round_id < round_id}
-        before = replace(before, out=frozenset((before.out - leavers) | gone))
+        marked = {
+            p.id for p in view.players if p.left_after_round_id is not None or p.joined_after_round_id is not None
+        }
+        away = {
+            p.id
+            for p in view.players
+            if (p.left_after_round_id is not None and p.left_after_round_id < round_id)
+            or (p.joined_after_round_id is not None and p.joined_after_round_id >= round_id)
+        }
+        before = replace(before, out=frozenset((before.out - marked) | away))
     problems = (
         scoring.validate_round(
             players,

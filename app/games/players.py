@@ -24,6 +24,15 @@ the person they were, under that person's name now. Renaming someone in every ga
 table's own rename (app.tables.usecases.Tables.rename_person).
 
 A rename to the name the player has changes nothing: no version, no log, nobody told (`Unchanged`).
+
+A latecomer (`add_player`) takes the next seat and sits in every round after the game's last one when they
+came (`player.joined_after_round_id`; None when no round was played yet: a player from the start). Their
+starting score is the keeper's choice, by default last place's total (`scoring.latecomer_start`): the lowest total of
+those still in (Dutch, lowest wins: the highest; 31: the fewest lives, at least one), so joining never puts
+anyone who played all along behind a newcomer, and the table can give more. In 31 the keeper gives lives
+(1 to the rules' lives), kept as the lives they came without. Refused on a finished game and in a full
+one; the name checked as a rename's (at a table: someone on the roster). Logged ("join") and reverted,
+while they have played no round, by taking them out again.
 """
 
 from __future__ import annotations
@@ -34,7 +43,7 @@ from sqlalchemy import bindparam
 from sqlmodel import Session
 
 from app.errors import CantRevert, GameIsOver, GameNotFound, InvalidInput
-from app.games.changes import Change, leave_moved, log_leave, log_rename, renamed_since
+from app.games.changes import Change, came_and_played, leave_moved, log_join, log_leave, log_rename, renamed_since
 from app.games.views import GameView
 from app.games.writes import Guard, Outcome, Unchanged
 from app.i18n import _
@@ -61,7 +70,7 @@ def player_of(view: GameView, player_id: int) -> Player:
     raise GameNotFound(_("This game has no player {player_id}.").format(player_id=player_id))
 
 
-def checked_player_name(view: GameView, player_id: int, typed: str) -> str:
+def checked_player_name(view: GameView, player_id: int | None, typed: str) -> str:
     """The name as stored, or InvalidInput (field "name") when it is refused or another player has it."""
     name = clean_name(typed)
     if reason := name_problem(name):
@@ -123,9 +132,93 @@ def update_player(
     return games.writer.write(game_id, guard, change, if_match=if_match, idempotency=idempotency)
 
 
+def add_player(
+    games: Games,
+    game_id: str,
+    credential: Credential,
+    name: str,
+    starting_score: int | None = None,
+    lives: int | None = None,
+    *,
+    if_match: str | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """A latecomer in the next seat, in every round from the next one; `starting_score` (31: `lives`) the
+    keeper's, or `scoring.latecomer_start`'s."""
+    session = games.session
+
+    def change(view: GameView) -> None:
+        if view.state.over:
+            raise GameIsOver(_("The game is over: nobody can join it any more."))
+        if len(view.players) >= scoring.MAX_PLAYERS:
+            raise InvalidInput([scoring.Problem("table_full", field="name", params={"high": scoring.MAX_PLAYERS})])
+        new = checked_player_name(view, None, name)
+        person_id = None
+        if view.game.table_id is not None:
+            person = _person_called(session, view.game.table_id, new, code="not_on_roster_join")
+            new, person_id = person.name, person.id
+        start = _checked_start(view, new, starting_score, lives)
+        mark = view.round_ids[-1] if view.round_ids else None
+        seat = max((p.seat for p in view.players), default=-1) + 1
+        row = {"game_id": view.game.id, "seat": seat, "name": new, "starting_score": start, "person_id": person_id}
+        row |= {"left_after_round_id": None, "joined_after_round_id": mark}
+        player_id = session.connection().execute(PLAYERS.insert(), row).inserted_primary_key[0]
+        player = Player(id=player_id, **row)
+        log_join(session, view, player)
+        view.players = [*view.players, player]
+
+    guard = Guard.key(credential)
+    return games.writer.write(game_id, guard, change, if_match=if_match, idempotency=idempotency, created=True)
+
+
+def take_out(
+    games: Games,
+    game_id: str,
+    credential: Credential,
+    *,
+    reverting: Change,
+    if_match: str | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """A latecomer's coming reverted: they are taken out again, while they have played no round."""
+    session = games.session
+
+    def change(view: GameView) -> None:
+        if reason := came_and_played(reverting, view):
+            raise CantRevert(reason)
+        player = player_of(view, (reverting.new or {}).get("player_id", 0))
+        log_join(session, view, player, taken_out=reverting)
+        session.connection().execute(PLAYERS.delete().where(PLAYERS.c.id == player.id))
+        view.players = [p for p in view.players if p.id != player.id]
+
+    return games.writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
+
+
+def _checked_start(view: GameView, name: str, starting_score: int | None, lives: int | None) -> int:
+    """The latecomer's starting score as stored (31: the lives they come without), or InvalidInput."""
+    rules = view.rules
+    if rules.kind == scoring.Kind.LIVES:
+        if starting_score:
+            raise InvalidInput([scoring.Problem("starting_score_lives", field="starting_score")])
+        came_with = scoring.latecomer_start(view.state) if lives is None else lives
+        start = came_with - rules.lives
+    else:
+        if lives is not None:
+            raise InvalidInput([scoring.Problem("lives_not_in_kind", field="late_lives")])
+        start = scoring.latecomer_start(view.state) if starting_score is None else starting_score
+    seat = scoring.Player(0, name, start, joined_after=len(view.round_ids))
+    problems = [p for p in scoring.validate_players([seat], rules) if p.field == "starting_score"]
+    if problems:
+        field = "late_lives" if rules.kind == scoring.Kind.LIVES else "starting_score"
+        raise InvalidInput([scoring.Problem(p.code, field=field, params=p.params) for p in problems])
+    return start
+
+
 def _copy(player: Player, **changed: object) -> Player:
     """A copy in a new list: the players before the change may be the view cache's (of the version before)."""
-    fields = ("id", "game_id", "seat", "name", "starting_score", "person_id", "left_after_round_id")
+    fields = (
+        "id", "game_id", "seat", "name", "starting_score", "person_id", "left_after_round_id", "joined_after_round_id"
+    )  # fmt: skip
     return Player(**({name: getattr(player, name) for name in fields} | changed))
 
 
@@ -173,16 +266,20 @@ def _leave(session: Session, view: GameView, player: Player, left: bool, reverti
 
 
 def leavers_before(session: Session, view: GameView, round_id: int) -> None:
-    """A new round's id taken by a leaver's mark (SQLite gives a deleted last round's id to the next round):
-    their mark moves before it, so the new round is not theirs (the round it named is gone)."""
-    marked = [p for p in view.players if (p.left_after_round_id or 0) >= round_id]
-    for player in marked:
-        session.connection().execute(LEFT_UPDATE, {"player_key": player.id, "left_after_round_id": round_id - 1})
-    if marked:
-        view.players = [_copy(p, left_after_round_id=round_id - 1) if p in marked else p for p in view.players]
+    """A new round's id taken by a leaver's or a latecomer's mark (SQLite gives a deleted last round's id to
+    the next round): the mark moves before it, so the new round is not the leaver's and is the latecomer's
+    (the round it named is gone)."""
+    for column in ("left_after_round_id", "joined_after_round_id"):
+        marked = [p for p in view.players if (getattr(p, column) or 0) >= round_id]
+        for player in marked:
+            session.connection().execute(PLAYER_UPDATE, {"player_key": player.id, column: round_id - 1})
+        if marked:
+            view.players = [_copy(p, **{column: round_id - 1}) if p in marked else p for p in view.players]
 
 
-def _person_called(session: Session, table_id: str, name: str, back_to: int | None = None) -> Person:
+def _person_called(
+    session: Session, table_id: str, name: str, back_to: int | None = None, code: str = "not_on_roster"
+) -> Person:
     """The table's person of that name (ignoring case), or InvalidInput (field "name") when the roster has
     nobody of that name. A revert (`back_to`) finds the person the player was while they are on the roster,
     under their name now."""
@@ -191,5 +288,5 @@ def _person_called(session: Session, table_id: str, name: str, back_to: int | No
         return person
     person = roster.get(name_key(name))
     if person is None:
-        raise InvalidInput([scoring.Problem("not_on_roster", field="name", params={"name": name})])
+        raise InvalidInput([scoring.Problem(code, field="name", params={"name": name})])
     return person

@@ -1,6 +1,6 @@
 """Undoing a logged change (app.games.changes says what each kind puts back, and when it can't): through the
 write that puts back what the change replaced, `Games.update`, `Games.replace_round`, `Games.delete_round` or
-`Games.rename_player` / `Games.update_player` handed the change as `reverting`, or for a deleted round `_restore`, back at its old
+`Games.rename_player` / `Games.update_player` / `Games.take_out` (a latecomer's coming) handed the change as `reverting`, or for a deleted round `_restore`, back at its old
 row id (so in its place). A use case like the others, on the game's writer; `Games.revert_change` offers it.
 """
 
@@ -14,6 +14,7 @@ from sqlmodel import select
 from app.errors import CantRevert, GameIsOver, GameNotFound, InvalidInput, TooManyRounds
 from app.games.changes import (
     DELETION,
+    JOIN,
     LEAVE,
     RENAME,
     RESTORATION,
@@ -81,6 +82,8 @@ def revert_change(
                 return games.update_player(game_id, old.get("player_id", 0), credential, left=left, **options)
             except (InvalidInput, GameIsOver) as error:  # a round played since, or the game decided since
                 raise CantRevert(error.detail) from error
+        if change.kind == JOIN:
+            return games.take_out(game_id, credential, **options)
         if change.kind == DELETION:
             return _restore(games, game_id, credential, **options)
         if change.kind == RESTORATION:

@@ -1,5 +1,5 @@
 """The use cases of a game: create it, change its name or rules, start / add / correct / delete a round;
-rename a player or mark them as having left (app.games.players);
+rename a player, mark them as having left, or add a latecomer (app.games.players);
 revert a logged change (app.games.reverts); a new key, a handover and the game's deletion
 (app.games.keeping); reading it.
 
@@ -332,6 +332,20 @@ class Games:
         **options: Any,
     ) -> Outcome:
         return players.update_player(self, game_id, player_id, credential, name, left, **options)
+
+    def add_player(
+        self,
+        game_id: str,
+        credential: Credential,
+        name: str,
+        starting_score: int | None = None,
+        lives: int | None = None,
+        **options: Any,
+    ) -> Outcome:
+        return players.add_player(self, game_id, credential, name, starting_score, lives, **options)
+
+    def take_out(self, game_id: str, credential: Credential, **options: Any) -> Outcome:
+        return players.take_out(self, game_id, credential, **options)
 
     # reverting (app.games.reverts)
 

@@ -135,7 +135,7 @@ def to_public(view: GameView) -> dict[str, Any]:
     state = view.state
     game = view.game
     ranks = {s.player.id: s.rank for s in state.standings}
-    left_after = {s.player.id: s.player.left_after for s in state.standings}  # a leaver's last round
+    seats = {s.player.id: s.player for s in state.standings}  # a leaver's last round, a latecomer's first
     kind = state.rules.kind
     lives = kind == scoring.Kind.LIVES
     round_public = _ROUND_PUBLIC[kind]
@@ -162,7 +162,11 @@ def to_public(view: GameView) -> dict[str, Any]:
                 "person_id": p.person_id,
             }
             | ({"lives": state.totals[p.id], "out": p.id in state.out} if lives else {})
-            | {"left": left_after[p.id] is not None, "left_after_round": left_after[p.id]}
+            | {
+                "left": seats[p.id].left_after is not None,
+                "left_after_round": seats[p.id].left_after,
+                "joined_after_round": seats[p.id].joined_after,
+            }
             for p in view.players
         ],
         "rounds": [
@@ -314,14 +318,14 @@ def current_version_and_start(engine: Engine, game_id: str) -> tuple[int, dateti
 
 def rule_players(players: list[Player], round_ids: list[int]) -> list[scoring.Player]:
     """The players as the rules see them, with the rounds a leaver sat in counted among `round_ids` (those
-    up to the last one when they left: rounds are numbered by their order, the mark is a round id)."""
+    up to the last one when they left: rounds are numbered by their order, the mark is a round id), and
+    the rounds played before a latecomer came counted the same way."""
+
+    def upto(mark: int | None) -> int | None:
+        return None if mark is None else sum(rid <= mark for rid in round_ids)
+
     return [
-        scoring.Player(
-            p.id,
-            p.name,
-            p.starting_score,
-            None if p.left_after_round_id is None else sum(rid <= p.left_after_round_id for rid in round_ids),
-        )
+        scoring.Player(p.id, p.name, p.starting_score, upto(p.left_after_round_id), upto(p.joined_after_round_id))
         for p in players
     ]
 

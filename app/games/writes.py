@@ -247,7 +247,8 @@ class GameWriter:
                 game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
             self._update_game(game, loaded)
             moved = game.round_started_at is not None and game.round_started_at != started
-            made = Made(played[-1][0] if created else None, game.round_started_at if moved else None)
+            added = played[-1][0] if created and played and played[-1][0] not in before.round_ids else None  # a round
+            made = Made(added, game.round_started_at if moved else None)
             if replay:
                 self.replays.remember(
                     game_id,

@@ -94,13 +94,15 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
         return "table_id"
     if problem_.field == "later_rounds":  # a change that would make a later round impossible
         return "rounds"
+    if problem_.field == "late_lives":  # a latecomer's lives in 31 (the body's `lives`, not the rules')
+        return "lives"
     if problem_.field in RULE_FIELDS:
         return f"rules.{problem_.field}"
     if problem_.field in ("caller", "knocker", "rules"):
         return problem_.field
     if problem_.index is not None:
         return f"{items}[{problem_.index}].{problem_.field}"
-    if problem_.field in ("players", "name", "left"):
+    if problem_.field in ("players", "name", "left", "starting_score"):
         return problem_.field
     return items
 

@@ -57,7 +57,7 @@ from app.routes.deps import (
 )
 from app.rules.presets import describe
 from app.rules.timing import COUNTDOWN_S
-from app.schemas import GameCreate, GameUpdate, PlayerUpdate, RoundIn
+from app.schemas import GameCreate, GameUpdate, PlayerIn, PlayerUpdate, RoundIn
 
 router = APIRouter(
     prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
@@ -193,7 +193,7 @@ def update_game(
     description="`name`: a typo fixed during the game: the player keeps their id, seat, rounds and points. The new "
     "name is checked as a new game's are (422 beside `name`: blank, too long, or another player's). Logged in the "
     "game's changes (`kind` `rename`) and reverted by renaming back. At a table the player becomes the roster's "
-    "person of the new name (ignoring case, with the roster's spelling), or a new person joins the roster; the "
+    "person of the new name (ignoring case, with the roster's spelling; 422 for a name not on the roster); the "
     "person they were keeps their other games.\n\n"
     "`left: true`: the player has left the game: they keep the rounds they played, are in no new round (a score "
     "for them is refused) and are listed after the players still in (`left`, `left_after_round`); they can't win "
@@ -217,6 +217,37 @@ def rename_player(
     idempotency = Idempotency.of(idempotency_key, f"PATCH /players/{player_id}", sent)
     outcome = games.update_player(
         game_id, player_id, credential, data.name, data.left, if_match=if_match, idempotency=idempotency
+    )
+    return _answer(outcome, request, minimal)
+
+
+@router.post(
+    "/games/{game_id}/players",
+    status_code=201,
+    response_model=GamePublic | GameMinimal,
+    responses=_WRITE_ERRORS,
+    summary="Add a latecomer",
+    description="A player who comes to a running game: the next seat, in every round from the next one (none "
+    "before: `joined_after_round`), with the starting score the keeper gives (by default last place's total) or "
+    "in 31 the lives. 409 on a finished game; 422 beside `name` for a name refused or another player's, at a table "
+    "for a name not on the roster, or in a game of 8 players; beside `starting_score` or `lives` for a value out "
+    "of range or not of the game's kind. Logged (`kind` `join`) and reverted, while they have played no round, "
+    "by taking them out again.",
+)
+def add_player(
+    game_id: GameId,
+    data: PlayerIn,
+    request: Request,
+    games: GamesDep,
+    credential: BearerDep,
+    minimal: PreferMinimal,
+    if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    sent = data.model_dump(mode="json", exclude_none=True)
+    idempotency = Idempotency.of(idempotency_key, "POST /players", sent)
+    outcome = games.add_player(
+        game_id, credential, data.name, data.starting_score, data.lives, if_match=if_match, idempotency=idempotency
     )
     return _answer(outcome, request, minimal)
 

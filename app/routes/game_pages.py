@@ -1,5 +1,5 @@
 """The game pages: the scorekeeper's page and its form posts (round start, rounds, corrections, deletions,
-a player's name, house rules, rematch). The edit link and a new edit key are app.routes.handover's (who keeps score).
+a player's name or leave, a latecomer, house rules, rematch). The edit link and a new edit key are app.routes.handover's (who keeps score).
 
 Routes raise: an unknown game, a refused key or a forged form goes up as a GameError, which the one
 handler (app.http.problems, rendering app.web.render.refused_page) answers. What a form can fix (a rule
@@ -61,7 +61,15 @@ from app.web.entry import (
     typed_counts,
     unchanged_rounds,
 )
-from app.web.forms import ALL_PARAMS, beside_the_fields, read_form, read_rules, rules_problem_text
+from app.web.forms import (
+    ALL_PARAMS,
+    NOT_A_NUMBER,
+    beside_the_fields,
+    read_form,
+    read_rules,
+    rules_problem_text,
+    whole_number,
+)
 from app.web.keeper import done_text, keeper_fragment, keeper_redirect, loaded_view, refilled
 from app.web.render import (
     OFFLINE_COPY,
@@ -348,6 +356,43 @@ async def rename_player_page(request: Request, game_id: GameId, player_id: Playe
         )
         refused = {"player_id": player_id, "name": typed, "error": why}
         status = error.status if not isinstance(error, VersionMismatch) else 409
+        return keeper_answer(request, games, game_id, players_form=refused, status=status)
+    return keeper_answer(request, games, game_id, view=outcome.current)
+
+
+@router.post("/g/{game_id}/players", name="add_player_page")
+async def add_player_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """A latecomer: a name and their starting score (in 31 their lives); a refusal comes back beside its field,
+    both values as typed."""
+    form = await read_form(request)
+    typed = {"name": form.get("name", "")[:1000], "start": form.get("start", "").strip()[:40]}
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    lives = games.get(game_id).rules.kind == scoring.Kind.LIVES
+    start = whole_number(typed["start"]) if typed["start"] else None
+    if typed["start"] and start is None:
+        why = _("Lives must be a whole number.") if lives else _(NOT_A_NUMBER["start"])
+        refused = {"join": True, **typed, "error": why, "field": "start"}
+        return keeper_answer(request, games, game_id, players_form=refused, status=422)
+    try:
+        outcome = await run_in_threadpool(
+            partial(
+                games.add_player,
+                game_id,
+                credential,
+                typed["name"],
+                None if lives else start,
+                start if lives else None,
+                if_match=form.get("version") or None,
+            )
+        )
+    except (InvalidInput, VersionMismatch, GameIsOver) as error:
+        if isinstance(error, VersionMismatch):
+            why, field, status = _("The game changed on another device: save again."), "name", 409
+        else:
+            problems = getattr(error, "problems", None) or []
+            field = "name" if not problems or problems[0].field == "name" else "start"
+            why, status = error.detail, error.status
+        refused = {"join": True, **typed, "error": why, "field": field}
         return keeper_answer(request, games, game_id, players_form=refused, status=status)
     return keeper_answer(request, games, game_id, view=outcome.current)
 

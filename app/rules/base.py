@@ -123,15 +123,23 @@ class Player:
     starting_score: int = 0
     # A player who left the game: the number of rounds they sat in (the first ones); None while they play.
     left_after: int | None = None
+    # A latecomer: the number of rounds played before they came (they sit in none of those); None: from the start.
+    joined_after: int | None = None
 
     def sits_in(self, number: int) -> bool:
-        """Whether they were at the table for round `number` (a leaver: only the rounds before they left)."""
-        return self.left_after is None or number <= self.left_after
+        """Whether they were at the table for round `number` (a leaver: only the rounds before they left; a
+        latecomer: only the rounds after they came)."""
+        return (self.left_after is None or number <= self.left_after) and number > (self.joined_after or 0)
 
 
 def left_by(players: Sequence[Player], played: int) -> frozenset[int]:
     """The players who had left once `played` rounds were played (they sit in no later round)."""
     return frozenset(p.id for p in players if p.left_after is not None and p.left_after <= played)
+
+
+def away(players: Sequence[Player], number: int) -> frozenset[int]:
+    """The players not at the table for round `number`: who had left before it, or came after it."""
+    return frozenset(p.id for p in players if not p.sits_in(number))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +270,18 @@ def validate_players(players: Sequence[Player], rules: Rules | None = None) -> l
             if key in seen:
                 problems.append(Problem("name_twice", field="name", index=index, params={"name": name}))
             seen.setdefault(key, index)
+        if (
+            rules is not None and lives and player.joined_after is not None
+        ):  # a latecomer's: the lives they came without
+            problems += check_range(
+                rules.lives + player.starting_score,
+                (1, rules.lives),
+                "late_lives_range",
+                {"name": name},
+                field="starting_score",
+                index=index,
+            )
+            continue
         if lives and player.starting_score:
             problems.append(Problem("starting_score_lives", field="starting_score", index=index))
             continue

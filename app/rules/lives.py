@@ -68,7 +68,11 @@ def is_out(lives_left: int, county: bool) -> bool:
 
 
 def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequence[Score]]) -> GameState:
-    lives = {p.id: rules.lives for p in players}
+    # A latecomer comes with the lives the keeper gave them: their starting score is the lives they came
+    # without (0 or less; at least one life whatever the rules say since).
+    lives = {
+        p.id: max(1, rules.lives + p.starting_score) if p.joined_after is not None else rules.lives for p in players
+    }
     out_in: dict[int, int] = {}  # player id -> the round that put them out
     scored_rounds: list[ScoredRound] = []
     for number, scores in enumerate(rounds, start=1):

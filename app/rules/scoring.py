@@ -39,6 +39,7 @@ from app.rules.base import (
     ScoredScore,
     Standing,
     TieBreak,
+    away,
     left_by,
     name_refused,
     public_rules,
@@ -75,8 +76,10 @@ __all__ = [
     "ScoredScore",
     "Standing",
     "TieBreak",
+    "away",
     "caller_of",
     "check_later_rounds",
+    "latecomer_start",
     "left_by",
     "name_refused",
     "public_rules",
@@ -93,6 +96,16 @@ _FAMILIES = {Kind.CARDS: cards, Kind.LOWEST: lowest, Kind.LIVES: lives}
 
 # The rounds of a game as played: each round's id with its scores, in the order they were played.
 Played = list[tuple[int, list[Score]]]
+
+
+def latecomer_start(state: GameState) -> int:
+    """What a latecomer starts with unless the keeper says otherwise: last place's total among the players
+    still in (the lowest; in `lowest`, the highest), so joining never puts anyone who played all along
+    behind a newcomer. In `lives`, the lives they come with: the fewest of those still in, at least one."""
+    totals = [s.total for s in state.standings if s.player.id not in state.out]
+    if state.rules.kind == Kind.LIVES:
+        return max(1, min(totals, default=state.rules.lives))
+    return (max if state.rules.kind == Kind.LOWEST else min)(totals, default=0)
 
 
 def caller_of(scores: Sequence[Score]) -> int | None:

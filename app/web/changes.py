@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.games.changes import CORRECTION, DELETION, LEAVE, RENAME, RESTORATION, RULES, Change, why_not
+from app.games.changes import CORRECTION, DELETION, JOIN, LEAVE, RENAME, RESTORATION, RULES, Change, why_not
 from app.games.views import GameView
-from app.i18n import N_, _, join_names, number
+from app.i18n import N_, _, join_names, ngettext, number
 from app.rules import scoring
 
 SHOWN = 10  # the latest changes on the page; every one is in the API
@@ -144,6 +144,16 @@ def _words(change: Change, names: dict[int, str], lives: bool = False) -> tuple[
         if n is None:
             return _("Player left"), [Part("", name=name, after_name="")]
         return _("Player left after round {number}").format(number=n), [Part("", name=name, after_name="")]
+    if change.kind == JOIN:
+        came = change.new or change.old or {}
+        name = came.get("name", "")
+        if change.new is None:
+            return _("Player taken out again"), [Part("", name=name, after_name="")]
+        what = _("Player joined after round {number}").format(number=n) if n else _("Player joined")
+        if lives and "lives" in came:
+            start = ngettext("comes with {count} life", "comes with {count} lives", came["lives"])
+            return what, [Part(start.format(count=came["lives"]), name=name)]
+        return what, [Part(_("starts at {score}").format(score=number(came.get("starting_score", 0))), name=name)]
     return change.kind, []
 
 

@@ -109,7 +109,9 @@ class Keeper:
     handover: str | None = None  # the share box's "share" (the edit link) or "move" (a handover link)
     message: str | None = None
     rules_form: dict[str, Any] | None = None  # the rules form back with what was typed and the messages
-    players_form: dict[str, Any] | None = None  # a refused rename: {"player_id", "name" as typed, "error"}
+    # A refused rename {"player_id", "name" as typed, "error"}, or a refused latecomer {"join": True, "name",
+    # "start" as typed, "error", "field": "name" or "start"}.
+    players_form: dict[str, Any] | None = None
     done: Done | None = None
     refused: tuple[int, str] | None = None  # (change id, why)
     preserved: range | tuple[()] = ()
@@ -249,6 +251,9 @@ class GamePage:
             "confirm_delete_game": keeper.confirm_delete_game,
             "rules_form": keeper.rules_form,
             "players_form": keeper.players_form,
+            # The latecomer form's value unless typed: last place's total (31: lives), and whether one more fits.
+            "late_start": scoring.latecomer_start(view.state),
+            "seat_free": len(view.players) < scoring.MAX_PLAYERS,
             "timer": self.timer,
             "chart": self.chart,
             **_flat(self.banner),

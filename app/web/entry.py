@@ -36,11 +36,13 @@ class RoundForm:
 
 def entry_players(view: GameView, number: int | None) -> list[Player]:
     """The players a round form asks about: those still in before the round (a new round: now; a
-    correction of round n: before round n): everyone but who left, and in 31 who is out."""
+    correction of round n: before round n): everyone but who left (or came after it), and in 31 who is out."""
     out = view.state.out
-    if number is not None and out:
+    if number is not None:
         seats = rule_players(view.players, view.round_ids)
-        out = scoring.score_game(seats, view.rules, [s for _, s in view.played()[: number - 1]]).out
+        if view.rules.kind == scoring.Kind.LIVES:
+            out = scoring.score_game(seats, view.rules, [s for _, s in view.played()[: number - 1]]).out
+        out = (out if view.rules.kind == scoring.Kind.LIVES else frozenset()) | scoring.away(seats, number)
     return [p for p in view.players if p.id not in out]
 
 

@@ -595,7 +595,18 @@ def test_every_answer_of_each_family_matches_the_documented_game_model_exactly(
         assert set(body["rules"]) == rule_keys
         assert all(
             set(p)
-            == {"id", "name", "starting_score", "total", "rank", "person_id", "left", "left_after_round"} | player_extra
+            == {
+                "id",
+                "name",
+                "starting_score",
+                "total",
+                "rank",
+                "person_id",
+                "left",
+                "left_after_round",
+                "joined_after_round",
+            }
+            | player_extra
             for p in body["players"]
         )
     last = answers[1]["rounds"][0]

@@ -525,6 +525,54 @@ def test_a_game_with_a_leaver_round_trips_and_its_replay_answers_the_same(client
     assert without_id(export(client, "games", copy["id"]))[1] == without_id(first)[1]
 
 
+@pytest.mark.parametrize("preset", ["dutch_blitz", "dutch", "thirty_one"])
+def test_a_game_with_a_latecomer_round_trips_and_its_replay_answers_the_same(client: TestClient, make_game, preset):
+    """The latecomer is in no round before they came and in every one after, with their starting score (31: the
+    lives they came with), in the import and in a retried import."""
+    game = make_game(
+        players=[{"name": n} for n in ("Ana", "Ben")],
+        rules={"preset": preset} | ({} if preset == "thirty_one" else {"target": 1000}),
+    )
+
+    def round_of(ids: list[int]) -> dict[str, Any]:
+        if preset == "dutch_blitz":
+            return {"scores": [{"player_id": pid, "dutch": 5, "blitz": 0 if pid == ids[0] else 3} for pid in ids]}
+        return {"scores": [{"player_id": pid, "hand": 20 + pid % 7} for pid in ids]}
+
+    rounds = f"{API}/games/{game.id}/rounds"
+    assert client.post(rounds, json=round_of(game.player_ids), headers=game.auth).status_code == 201
+    came = client.post(f"{API}/games/{game.id}/players", json={"name": "Cy"}, headers=game.auth)
+    assert came.status_code == 201, came.text
+    cy = came.json()["players"][2]["id"]
+    assert client.post(rounds, json=round_of([*game.player_ids, cy]), headers=game.auth).status_code == 201
+    first = export(client, "games", game.id)
+    assert json.loads(first)["players"][2]["joined_after_round"] == 1
+    imported = import_(client, "games", first, **{"Idempotency-Key": "latecomer"})
+    assert imported.status_code == 201, imported.text
+    again = import_(client, "games", first, **{"Idempotency-Key": "latecomer"})
+    assert again.status_code == 201 and again.headers.get("Idempotent-Replayed") == "true"
+    copy = imported.json()
+    assert as_seats(client.get(f"{API}/games/{copy['id']}").json()) == as_seats(game.get())
+    assert as_seats(again.json() | {"edit_key": None}) == as_seats(copy | {"edit_key": None})
+    assert without_id(export(client, "games", copy["id"]))[1] == without_id(first)[1]
+
+
+@pytest.mark.parametrize(
+    ("joined", "left", "field"),
+    [(2, None, "joined_after_round"), (1, 1, "left_after_round"), (0, None, "rounds")],
+)
+def test_a_latecomer_the_rounds_contradict_is_refused(client: TestClient, make_game, joined, left, field):
+    # After more rounds than the game has; gone before they came; or (joined 0) missing from round 1.
+    game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}], rules={"target": 1000})
+    assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
+    document = json.loads(export(client, "games", game.id))
+    document["players"].append({"name": "Dee", "starting_score": 0, "joined_after_round": joined})
+    if left is not None:
+        document["players"][3]["left_after_round"] = left
+    body = assert_problem(import_(client, "games", json.dumps(document).encode()), 422)
+    assert any(field in e["field"] for e in body["errors"]), body
+
+
 def test_a_leaver_after_more_rounds_than_the_game_has_is_refused(client: TestClient, make_game):
     game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}])
     document = json.loads(export(client, "games", game.id))

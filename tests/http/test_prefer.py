@@ -353,7 +353,7 @@ def test_the_document_declares_the_preference_the_minimal_answers_and_their_head
     assert takes == {
         "create_game", "update_game", "add_round", "start_round", "replace_round", "delete_round", "revert_change",
         "rename_player", "rotate_key", "create_table", "update_table", "rotate_table_key", "add_person", "rename_person",
-        "remove_person", "import_game", "import_table",
+        "remove_person", "import_game", "import_table", "add_player",
     }  # fmt: skip
 
 

@@ -117,7 +117,7 @@ OUR_HX_ATTRIBUTES = {
 }
 OUR_SSE_URL = re.compile(r"/g/[A-Za-z0-9_-]+/events")
 OUR_HX_URL = re.compile(
-    r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key|delete|start|changes/\d+/revert|players/\d+))?"
+    r"/(games|g/[A-Za-z0-9_-]+(/(score|rounds(/\d+(/delete)?)?|rules|rematch|key|delete|start|changes/\d+/revert|players(/\d+)?))?"
     r"|tables|t/[A-Za-z0-9_-]+/(name|people(/\d+(/remove)?)?))"  # a table's forms
     r"(\?[a-z_]+=\d+)?"
 )

@@ -682,3 +682,37 @@ def test_the_leavers_migration_adds_a_column_every_player_starts_without_and_und
         assert connection.execute(text("SELECT count(*) FROM player")).scalar() == 2
     upgrade(engine)
     assert at_head(engine)
+
+
+def test_the_latecomers_migration_adds_a_column_every_player_starts_without_and_undoes_cleanly(own_engine: Engine):
+    """0010: `player.joined_after_round_id`, NULL for the players there already (all from the start); going back
+    to 0009 drops it and keeps every player."""
+    engine = own_engine
+    downgrade(engine, "0009")
+    assert "joined_after_round_id" not in columns(engine, "player")
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points,"
+                " tie_break, created_at, updated_at) VALUES ('old', '', 1, :hash, 75, 1, -2, 'play_on', :now, :now)"
+            ),
+            {"hash": "0" * 64, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+        )
+        for seat, name in enumerate(("Ana", "Ben")):
+            connection.execute(
+                text("INSERT INTO player (game_id, seat, name, starting_score) VALUES ('old', :seat, :name, 0)"),
+                {"seat": seat, "name": name},
+            )
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT joined_after_round_id FROM player")).scalars().all() == [None, None]
+        connection.execute(text("UPDATE player SET joined_after_round_id = 0 WHERE name = 'Ben'"))
+        connection.commit()
+    downgrade(engine, "0009")
+    assert "joined_after_round_id" not in columns(engine, "player")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM player")).scalar() == 2
+    upgrade(engine)
+    assert at_head(engine)

@@ -52,7 +52,7 @@ def test_a_rename_from_the_page_shows_everywhere_and_in_changes(
         assert response.status_code == 303, response.text
         page = html(keeper.get(response.headers["location"]))
     assert names(game) == ["Ana", "Benjamin", "Cy", "Dee"]
-    assert page.select("#players input[name=name]")[1]["value"] == "Benjamin"
+    assert page.select("#players form.rename-player input[name=name]")[1]["value"] == "Benjamin"
     line = text_of(page.select_one("#changes li.change .change-text"))
     assert line.startswith("Player renamed at ") and line.endswith("“Ben” → “Benjamin”"), line
     assert page.select_one("#changes li.change form") is not None  # the scorekeeper may revert it
@@ -79,12 +79,12 @@ def test_a_refused_name_stays_as_typed_with_why_beside_it(
     assert response.status_code == 422, response.text
     page = html(response)
     assert page.select_one("details#players").has_attr("open")
-    field = page.select("#players input[name=name]")[1]
+    field = page.select("#players form.rename-player input[name=name]")[1]
     assert field["value"] == typed and field["aria-invalid"] == "true"
     error = page.select_one(f"#{field['aria-describedby']}")
     assert error is not None and error["role"] == "alert" and text_of(error).startswith(message)
     # The other players' fields keep their names and no error.
-    assert [f["value"] for f in page.select("#players input[name=name]")][::2] == ["Ana", "Cy"]
+    assert [f["value"] for f in page.select("#players form.rename-player input[name=name]")][::2] == ["Ana", "Cy"]
     assert len(page.select("#players .field-error")) == 1
     assert game.get() == before
 
@@ -94,7 +94,7 @@ def test_a_rename_from_a_page_the_game_moved_past_is_refused_and_kept(keeper: Te
     assert game.add_round([(3, 0), (2, 4), (1, 6), (0, 8)]).status_code == 201  # another phone saves meanwhile
     response = keeper.post(form["action"], data=form_data(form) | {"name": "Anna"}, headers=HTMX)
     assert response.status_code == 409
-    field = html(response).select("#players input[name=name]")[0]
+    field = html(response).select("#players form.rename-player input[name=name]")[0]
     assert field["value"] == "Anna"
     assert "changed on another device" in text_of(html(response).select_one(f"#{field['aria-describedby']}"))
     assert names(game)[0] == "Ana"
