@@ -118,12 +118,19 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     has_target = not lives and (rules.kind == Kind.LOWEST or rules.end == End.TARGET)
     target = rules.target if has_target else None
     font = size.font
-    # 31: each player's lives from the start; a player out has no more points after their last round.
-    series: dict[int, list[int]] = {p.id: [rules.lives if lives else p.starting_score] for p in players}
+    # 31: each player's lives from the start; a player out has no more points after their last round. A
+    # latecomer's line starts where they came (None before: no point), at their starting total.
+    came = {s.player.id: s.player.joined_after or 0 for s in state.standings}
+    series: dict[int, list[int | None]] = {p.id: [None] * came.get(p.id, 0) for p in players}
+    for p in players:
+        late = came.get(p.id, 0) > 0
+        start = (max(1, rules.lives + p.starting_score) if late else rules.lives) if lives else p.starting_score
+        series[p.id].append(start)
     for round_ in state.rounds:
         for score in round_.scores:
             series[score.player_id].append(score.total)
-    values = [v for line in series.values() for v in line] + ([target] if target is not None else []) + [0]
+    values = [v for line in series.values() for v in line if v is not None]
+    values += ([target] if target is not None else []) + [0]
     low, high = min(values), max(values)
     step = nice_step(max(high - low, 1))
     low = (low // step) * step
@@ -147,9 +154,10 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     changes = lead_changes(series, lowest=rules.kind == Kind.LOWEST)
     lines = []
     for index, player in enumerate(players):
-        values = series[player.id]
-        shown = kept_rounds(values, changes)
-        points = tuple(Point(x(i), y(values[i])) for i in shown)
+        first = came.get(player.id, 0)
+        values = [v for v in series[player.id][first:] if v is not None]
+        shown = [first + i for i in kept_rounds(values, [c - first for c in changes if c >= first])]
+        points = tuple(Point(x(i), y(values[i - first])) for i in shown)
         marked = points if len(state.rounds) <= MAX_MARKED_ROUNDS else points[-1:]
         lines.append(Line(player, index % len(MARKERS), MARKERS[index % len(MARKERS)], points, marked, tuple(shown)))
     ticks = tuple(Tick(v, y(v)) for v in tick_values)
@@ -167,7 +175,7 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     )
 
 
-def lead_changes(series: dict[int, list[int]], *, lowest: bool = False) -> list[int]:
+def lead_changes(series: dict[int, list[int | None]], *, lowest: bool = False) -> list[int]:
     """The rounds (0 is the start) where the leader is someone else than after the round before: the
     player or players with the highest total (the lowest in a game where the lowest wins). A player
     whose line ended (out in 31) leads no more."""
@@ -175,7 +183,7 @@ def lead_changes(series: dict[int, list[int]], *, lowest: bool = False) -> list[
     best = min if lowest else max
     changes, before = [], None
     for i in range(length):
-        now = {pid: values[i] for pid, values in series.items() if i < len(values)}
+        now = {pid: v for pid, values in series.items() if i < len(values) and (v := values[i]) is not None}
         top = best(now.values())
         leaders = frozenset(pid for pid, value in now.items() if value == top)
         if before is not None and leaders != before:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from app.rules import scoring
+from app.web.chart import build_chart
 from tests.helpers import csrf_of, game_url, html, text_of
 from tests.tables.test_tables import make_table  # noqa: F401 (a fixture)
 
@@ -105,3 +107,25 @@ def test_a_russian_page_says_it_in_russian(keeper_of, make_game):
     page = html(keeper.get(f"/g/{game.id}/score", headers={"Accept-Language": "ru"}))
     assert text_of(page.select_one("#players form.add-player button")) == "Добавить игрока"
     assert text_of(page.select_one("#changes li.change .change-text")).startswith("Игрок присоединился")
+
+
+def test_the_chart_starts_a_latecomers_line_where_they_came():
+    players = [scoring.Player(1, "Ana"), scoring.Player(2, "Ben"), scoring.Player(3, "Cy", 5, joined_after=2)]
+    rounds = [[scoring.Score(1, 10, 0), scoring.Score(2, 4, 2)]] * 2 + [[scoring.Score(p, 6, 0) for p in (1, 2, 3)]]
+    state = scoring.score_game(players, scoring.Rules(target=1000), rounds)
+    chart = build_chart(players, state)
+    ana, _ben, cy = chart.lines
+    assert [p.x for p in cy.points] == [p.x for p in ana.points][2:]  # from round 2's place, not the start's
+    assert len(cy.points) == 2 and cy.points[0].y > cy.points[1].y  # 5, then 11: up
+
+
+def test_the_spreadsheet_leaves_a_latecomers_earlier_cells_empty(make_game):
+    game = make_game(players=NAMES[:2], rules={"target": 1000})
+    assert game.add_round([(5, 0), (4, 2)]).status_code == 201
+    dee = game.client.post(game_url(game.id, "/players"), json={"name": "Dee"}, headers=game.auth)
+    ids = [p["id"] for p in dee.json()["players"]]
+    body = {"scores": [{"player_id": pid, "dutch": 6, "blitz": 0} for pid in ids]}
+    assert game.client.post(game_url(game.id, "/rounds"), json=body, headers=game.auth).status_code == 201
+    sheet = game.client.get(game_url(game.id, "/export.csv")).text.lstrip("\ufeff").splitlines()
+    assert sheet[2].split(",")[-4:] == ["", "", "", ""]  # round 1: no cells of hers
+    assert sheet[3].split(",")[-4:] == ["6", "0", "6", "6"]  # round 2: from her starting score (0)
