@@ -72,4 +72,4 @@ def test_in_thirty_one_a_latecomer_comes_with_one_life_to_all(start: int, ok: bo
     players = [Player(1, "Ana"), Player(2, "Ben"), Player(3, "Cy", start, joined_after=1)]
     assert (scoring.validate_players(players, rules) == []) is ok
     assert scoring.validate_players([Player(1, "Ana", -1), Player(2, "Ben")], rules)  # from the start: refused
-    assert Kind.LIVES == rules.kind
+    assert rules.kind == Kind.LIVES
