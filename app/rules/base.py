@@ -365,7 +365,8 @@ def check_caller(
     if caller not in by_id:
         return [Problem("no_such_player", field=field, player_id=caller, params={"player_id": caller})]
     if playing is not None and caller not in {p.id for p in playing}:
-        return [Problem("caller_not_playing", field=field, player_id=caller, params={"name": by_id[caller].name})]
+        code = "caller_not_playing" if rules.kind == Kind.LIVES else "caller_not_in_round"  # Dutch: left, or came later
+        return [Problem(code, field=field, player_id=caller, params={"name": by_id[caller].name})]
     return []
 
 

@@ -56,6 +56,7 @@ MESSAGES: dict[str, str] = {
     "too_few_stay": N_("At least {low} players must stay in the game."),
     "played_since_left": N_("{name} can't come back: rounds were played since they left."),
     "caller_not_playing": N_("{name} can't knock: they are out of the game."),
+    "caller_not_in_round": N_("{name} can't call Dutch: they aren't playing this round."),
     "nobody_blitzed": N_("Nobody called Blitz: at least one player must have 0 Blitz cards left."),
     "nobody_out": N_("Nobody went out: at least one player must have 0 cards left in their pile."),
     "later_round_impossible": N_(

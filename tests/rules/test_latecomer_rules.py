@@ -73,3 +73,12 @@ def test_in_thirty_one_a_latecomer_comes_with_one_life_to_all(start: int, ok: bo
     assert (scoring.validate_players(players, rules) == []) is ok
     assert scoring.validate_players([Player(1, "Ana", -1), Player(2, "Ben")], rules)  # from the start: refused
     assert rules.kind == Kind.LIVES
+
+
+def test_in_dutch_someone_not_in_the_round_cant_call_it():
+    # Cy left after round 1: calling Dutch in round 2 is refused in Dutch's words, not 31's "can't knock".
+    rules = scoring.PRESETS["dutch"]
+    players = [Player(1, "Ana"), Player(2, "Ben"), Player(3, "Cy", left_after=1)]
+    before = scoring.score_game(players, rules, [[Score(p, hand=5) for p in (1, 2, 3)]])
+    problems = scoring.validate_round(players, [Score(1, hand=5), Score(2, hand=7)], rules, caller=3, before=before)
+    assert [(p.code, p.field) for p in problems] == [("caller_not_in_round", "caller")]
