@@ -251,6 +251,15 @@ class PlayerLeftPublic(BaseModel):
     left: bool
 
 
+class PlayerJoinedPublic(BaseModel):
+    """A latecomer as they came (a join's `new`; its revert's `old`)."""
+
+    player_id: int = PField(description="The player's `id`.")
+    name: str
+    starting_score: int = PField(description="The total they started with (31: the lives they came without, ≤ 0).")
+    lives: int | None = PField(None, description="31 only: the lives they came with.")
+
+
 class SettingsPublic(BaseModel):
     """The settings a rules change touched, and only those."""
 
@@ -271,10 +280,11 @@ class SettingsPublic(BaseModel):
 class ChangePublic(BaseModel):
     id: int = PField(description="The change's id in this game (for a revert).")
     at: datetime = PField(description="When it was made (UTC).")
-    kind: Literal["correction", "deletion", "restoration", "rules", "rename", "leave"] = PField(
+    kind: Literal["correction", "deletion", "restoration", "rules", "rename", "leave", "join"] = PField(
         description="`correction`: a round's cards were replaced; `deletion`: a round was deleted; "
         "`restoration`: a deleted round came back (a revert of its deletion); `rules`: the name or house rules; "
-        "`rename`: a player's name; `leave`: a player left the game (or came back). New kinds may be added: show one you don't know by its `kind`."
+        "`rename`: a player's name; `leave`: a player left the game (or came back); `join`: a latecomer came (`new`) "
+        "or, its revert, was taken out again (`old`, and `new` null). New kinds may be added: show one you don't know by its `kind`."
     )
     round: int | None = PField(
         description="The round's number when it changed (later deletions may have moved it since); null for rules and "
@@ -285,14 +295,61 @@ class ChangePublic(BaseModel):
         description="Whether it can be reverted now: what it touched is still as it left it (and, for a "
         "deletion, the round's place is still there)."
     )
-    old: RoundCardsPublic | PlayerNamePublic | PlayerLeftPublic | SettingsPublic | None = PField(
+    old: RoundCardsPublic | PlayerJoinedPublic | PlayerNamePublic | PlayerLeftPublic | SettingsPublic | None = PField(
         description="What was there before: the round's cards (null for a restoration), the settings' old values, "
         "the player's old name, or whether they had left."
     )
-    new: RoundCardsPublic | PlayerNamePublic | PlayerLeftPublic | SettingsPublic | None = PField(
+    new: RoundCardsPublic | PlayerJoinedPublic | PlayerNamePublic | PlayerLeftPublic | SettingsPublic | None = PField(
         description="What was there after: the round's cards (null for a deletion), the settings' new values, or "
         "the player's new name, or whether they have left."
     )
+
+
+class SeatPublic(BaseModel):
+    player_id: int = PField(description="The player's `id`.")
+    name: str
+    taken: bool = PField(description="A phone holds this seat (its seat key sends the player's row).")
+    taken_at: datetime | None = PField(description="When the phone took it (UTC); null while free.")
+
+
+class SeatsPublic(BaseModel):
+    """The game's seats, for the scorekeeper: the seat link every player opens, and who took a seat."""
+
+    link: str = PField(
+        description="The game's seat link (its last part is the key `POST .../seats/{player_id}` takes)."
+    )
+    link_key: str = PField(description="The seat link's key.")
+    seats: list[SeatPublic]
+
+
+class SeatTaken(BaseModel):
+    """A seat just taken: its key, shown only here."""
+
+    game_id: str
+    player_id: int
+    name: str
+    seat_key: str = PField(
+        description="The seat's secret key: `Authorization: Bearer <seat key>` on `PUT .../draft/{player_id}`, "
+        "and nothing else. Shown only in this answer."
+    )
+
+
+class DraftRowPublic(BaseModel):
+    player_id: int = PField(description="The player's `id`.")
+    dutch: int | None = PField(description="`cards`: the cards played to the centre; null in the other kinds.")
+    blitz: int | None = PField(description="`cards`: the cards left in the pile; null in the other kinds.")
+    hand: int | None = PField(description="`lowest` and `lives`: the hand's points; null in `cards`.")
+    called: bool = PField(description="`lowest`: called Dutch; `lives`: knocked.")
+    by_seat: bool = PField(description="Sent from the player's own phone (false: typed with the edit key).")
+    sent_at: datetime = PField(description="When it was sent (UTC).")
+
+
+class DraftPublic(BaseModel):
+    """The round being played, as far as its rows were sent: not a round (no totals move)."""
+
+    game_id: str
+    round: int = PField(description="The round the rows are for: the game's rounds plus one.")
+    rows: list[DraftRowPublic] = PField(description="One row a player who sent one, by player id.")
 
 
 class ParamPublic(BaseModel):

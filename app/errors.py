@@ -71,6 +71,30 @@ class CantRevert(GameError):
     status, slug, title = 409, "cant-revert", N_("The change can't be reverted")
 
 
+class SeatLinkRefused(GameError):
+    """A seat link that is not this game's, or no longer (a new edit key ends it: app.games.seats)."""
+
+    status, slug, title = 403, "seat-link-refused", N_("Seat link not valid")
+
+
+class SeatKeyWrong(GameError):
+    """A seat key fills in its own player's row of the round being played, and does nothing else."""
+
+    status, slug, title = 403, "seat-key-wrong", N_("Wrong seat key")
+
+
+class SeatTaken(GameError):
+    """Another phone holds that player's seat: the scorekeeper frees it first."""
+
+    status, slug, title = 409, "seat-taken", N_("The seat is taken")
+
+
+class RoundSavedMeanwhile(GameError):
+    """A row sent for a round that was saved since (or not begun yet): never written over the saved round."""
+
+    status, slug, title = 409, "round-saved", N_("That round was saved already")
+
+
 class PersonHasGames(GameError):
     """A person who played at the table stays on its roster: their games name them (app.tables.usecases)."""
 

@@ -42,6 +42,7 @@ from app.routes import (
     language,
     metrics,
     offline,
+    seats,
     start,
     table_pages,
     table_stats,
@@ -170,6 +171,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", static_files(), name="static")
     app.include_router(backup.router)  # first: its literal paths win over api's and tables' templated ones
     app.include_router(api.router)
+    app.include_router(seats.router)
     app.include_router(tables.router)
     app.include_router(table_stats.router)
     app.include_router(events.router)

@@ -183,6 +183,37 @@ class RoundScore(SQLModel, table=True):
     called: bool = Field(default=False, sa_column=_flag(False))  # called Dutch, or knocked
 
 
+class Seat(SQLModel, table=True):
+    """A player's own phone: the hash of its seat key, which fills in that player's row of the round being
+    played and nothing else (app.games.seats; migration 0011)."""
+
+    player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
+    game_id: str = Field(
+        sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    key_hash: str = Field(max_length=64)
+    claimed_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
+class DraftRow(SQLModel, table=True):
+    """A player's row of the round being played, sent before the round is saved (from their seat, or typed by
+    the keeper): not a round, so no total, version or history moves; a saved round clears the game's."""
+
+    __tablename__ = "draft_row"
+
+    player_id: int = Field(sa_column=Column(Integer, ForeignKey("player.id", ondelete="CASCADE"), primary_key=True))
+    game_id: str = Field(
+        sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    round_number: int  # the round it is for: the game's rounds then, plus one
+    dutch: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))  # `cards`
+    blitz: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    hand: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))  # `lowest`, `lives`
+    called: bool = Field(default=False, sa_column=_flag(False))
+    by_seat: bool = Field(default=True, sa_column=_flag(True))  # from the player's own phone, or the keeper's
+    sent_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+
 class RoundChange(SQLModel, table=True):
     """A change to a past round (corrected, deleted, restored) or to the rules, as the table saw it:
     when, which round, and the values before and after (app.games.changes). History only: scores are derived

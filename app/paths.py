@@ -20,11 +20,17 @@ def is_api(path: str) -> bool:
     return path.startswith(API_PREFIX)
 
 
-# An edit link carries a key in its path, a handover link its token: never in a log line. Matched in
+# An edit link carries a key in its path, a handover link and a seat link their token: never in a log line. Matched in
 # any case and with everything after it (the rest of the path: a request's path holds no query), so a
 # link that arrives mangled (`/g/<id>/EDIT/<key>`, `/edit//<key>`, a decoded `%3F` before the key), a 404
 # since routes match case and shape exactly, is not logged with its key either.
-SECRET_IN_PATH = re.compile(r"(/(?:edit|take)/)[\s\S]+", re.IGNORECASE)
+SECRET_IN_PATH = re.compile(r"(/(?:edit|take|seat)/)[\s\S]+", re.IGNORECASE)
+
+
+def seat_link_path(game_id: str, token: str) -> str:
+    """A game's seat link (app.games.seats): it carries its key, so SECRET_IN_PATH keeps it out of the logs."""
+    return f"/g/{game_id}/seat/{token}"
+
 
 # The pages and links of a game's keeper, and a table's edit link: never compressed (a secret beside
 # names others chose leaks through the compressed size).

@@ -217,6 +217,42 @@ class PlayerIn(StrictModel):
     )
 
 
+class SeatClaim(StrictModel):
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"link": "0f3c9a…"}]})
+
+    link: str = PField(
+        max_length=200,
+        description="The seat link's key: the last part of the game's seat link (`GET .../seats`, the scorekeeper's).",
+    )
+
+
+class DraftRowIn(StrictModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"round": 3, "dutch": 12, "blitz": 0}, {"round": 3, "hand": 7, "called": True}]
+        },
+    )
+
+    round: Annotated[int, Strict()] = PField(
+        ge=1,
+        le=100_000,
+        description="The round this row is for: the game's rounds plus one (409 when the round was saved since).",
+    )
+    dutch: Annotated[int, Strict()] | None = PField(
+        None, ge=0, le=1000, description="`cards`: the cards played to the centre (Dutch cards)."
+    )
+    blitz: Annotated[int, Strict()] | None = PField(
+        None, ge=0, le=1000, description="`cards`: the cards left in the player's own pile (Blitz cards)."
+    )
+    hand: Annotated[int, Strict()] | None = PField(
+        None, ge=0, le=1000, description="`lowest` and `lives`: the points in the player's hand."
+    )
+    called: Flag = PField(  # type: ignore[assignment]
+        False, description="`lowest`: this player called Dutch; `lives`: this player knocked."
+    )
+
+
 PERSON_NAME_TEXT = f"The person's name: {NAME_TEXT}; unique at the table ignoring case."
 
 

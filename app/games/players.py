@@ -48,7 +48,7 @@ from app.games.views import GameView
 from app.games.writes import Guard, Outcome, Unchanged
 from app.i18n import _
 from app.idempotency import Idempotency
-from app.models import Person, Player
+from app.models import DraftRow, Person, Player, Seat
 from app.rules import scoring
 from app.rules.names import clean_name, name_key, name_problem
 from app.security import Credential
@@ -188,6 +188,8 @@ def take_out(
             raise CantRevert(reason)
         player = player_of(view, (reverting.new or {}).get("player_id", 0))
         log_join(session, view, player, taken_out=reverting)
+        for table in (DraftRow, Seat):  # theirs, if they took a seat already
+            session.connection().execute(table.__table__.delete().where(table.__table__.c.player_id == player.id))  # type: ignore[attr-defined]
         session.connection().execute(PLAYERS.delete().where(PLAYERS.c.id == player.id))
         view.players = [p for p in view.players if p.id != player.id]
 

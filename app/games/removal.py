@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlalchemy import delete, or_
 from sqlmodel import Session, select
 
-from app.models import Game, GameResult, IdempotencyRecord, Player, Round, RoundChange, RoundScore
+from app.models import DraftRow, Game, GameResult, IdempotencyRecord, Player, Round, RoundChange, RoundScore, Seat
 
 
 def remove_games(session: Session, ids: list[str]) -> None:
@@ -23,6 +23,8 @@ def remove_games(session: Session, ids: list[str]) -> None:
     session.exec(delete(GameResult).where(GameResult.game_id.in_(ids)))
     session.exec(delete(RoundScore).where(RoundScore.round_id.in_(rounds)))
     session.exec(delete(Round).where(Round.game_id.in_(ids)))
+    session.exec(delete(DraftRow).where(DraftRow.game_id.in_(ids)))  # type: ignore[attr-defined]
+    session.exec(delete(Seat).where(Seat.game_id.in_(ids)))  # type: ignore[attr-defined]
     session.exec(delete(Player).where(Player.game_id.in_(ids)))
     session.exec(delete(RoundChange).where(RoundChange.game_id.in_(ids)))
     # By game (every record of the game: its writes, its creation, its import) or by scope (a game's writes

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import delete
 from sqlmodel import Session, select
 
 from app.config import Settings
@@ -24,7 +25,7 @@ from app.errors import (
     InvalidInput,
     TooManyRounds,
 )
-from app.games import keeping, players, reverts
+from app.games import keeping, players, reverts, seats
 from app.games.changes import (
     Change,
     log_correction,
@@ -40,7 +41,7 @@ from app.games.writes import GameWriter, Guard, Outcome
 from app.i18n import _, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.live import Broker
-from app.models import Game, Player, as_utc, utcnow
+from app.models import DraftRow, Game, Player, as_utc, utcnow
 from app.rules import scoring, timing
 from app.rules.names import clean_name, game_name_problem
 from app.rules.scoring import Played
@@ -233,6 +234,7 @@ class Games:
             if not counting:
                 view.game.round_started_at = None
             round_id = writer.insert_round(view.game.id, now, time.started_at, time.duration_s)
+            self.session.exec(delete(DraftRow).where(DraftRow.game_id == view.game.id))  # type: ignore[arg-type]
             players.leavers_before(self.session, view, round_id)
             if time.started_at is not None or time.duration_s is not None:
                 view.times[round_id] = time
@@ -346,6 +348,23 @@ class Games:
 
     def take_out(self, game_id: str, credential: Credential, **options: Any) -> Outcome:
         return players.take_out(self, game_id, credential, **options)
+
+    # seats and the round's draft (app.games.seats)
+
+    def seats(self, game_id: str, credential: Credential) -> seats.Seats:
+        return seats.seats(self, game_id, credential)
+
+    def claim_seat(self, game_id: str, player_id: int, token: str) -> seats.SeatTakenOutcome:
+        return seats.claim_seat(self, game_id, player_id, token)
+
+    def free_seat(self, game_id: str, player_id: int, credential: Credential) -> None:
+        seats.free_seat(self, game_id, player_id, credential)
+
+    def send_row(self, game_id: str, player_id: int, credential: Credential, row: seats.RowIn) -> seats.Draft:
+        return seats.send_row(self, game_id, player_id, credential, row)
+
+    def draft(self, game_id: str) -> seats.Draft:
+        return seats.draft(self, game_id)
 
     # reverting (app.games.reverts)
 

@@ -226,7 +226,7 @@ class GameWriter:
             if replay and (record := self.replays.find(game_id, replay.key, replay.mac)):
                 return self.replayed(record, replay.idempotency, game)
             check_version(game, if_match)
-            before = self._before(game)
+            before = self.before(game)
             started = game.round_started_at
             try:
                 played = change(before)  # the rounds after the change (None: unchanged)
@@ -276,7 +276,7 @@ class GameWriter:
         self.broker.publish(game_id, outcome.version, done["start_ms"])
         return outcome
 
-    def _before(self, game: Game) -> GameView:
+    def before(self, game: Game) -> GameView:
         """The game as it stands before the change, with `game` (just locked, read afresh) as its row.
 
         Its players, rounds and what they mean come from the view cache when it holds this very
@@ -364,7 +364,7 @@ class GameWriter:
         elif now is None:
             raise RuntimeError("a write's record is replayed with its game, locked")
         else:
-            view = self._before(now)
+            view = self.before(now)
         edit_key = None
         if record.sealed_key is not None:
             try:

@@ -127,6 +127,26 @@ async def table_credential(
 
 TableBearerDep = Annotated[Credential, Depends(table_credential)]
 
+_seat_key = HTTPBearer(
+    auto_error=False,
+    scheme_name="seatKey",
+    description="A player's seat key (`seat_key` in the answer that took the seat): `Authorization: Bearer <seat "
+    "key>`. It sends that player's row of the round being played, and nothing else.",
+)
+
+
+async def row_credential(
+    seat: Annotated[HTTPAuthorizationCredentials | None, Depends(_seat_key)],
+    edit: Annotated[HTTPAuthorizationCredentials | None, Depends(_edit_key)],
+) -> Credential:
+    """A row's sender: the player's seat key, or the game's edit key (the same header, either scheme)."""
+    credentials = seat or edit
+    key = credentials.credentials.strip() if credentials else ""
+    return Credential(key or None)
+
+
+RowBearerDep = Annotated[Credential, Depends(row_credential)]
+
 
 def operation_id(route: APIRoute) -> str:
     """Stable, human-named operationIds: the route function's name (create_game, add_round, ...)."""

@@ -79,6 +79,7 @@ __all__ = [
     "away",
     "caller_of",
     "check_later_rounds",
+    "check_row",
     "latecomer_start",
     "left_by",
     "name_refused",
@@ -106,6 +107,13 @@ def latecomer_start(state: GameState) -> int:
     if state.rules.kind == Kind.LIVES:
         return max(1, min(totals, default=state.rules.lives))
     return (max if state.rules.kind == Kind.LOWEST else min)(totals, default=0)
+
+
+def check_row(player: Player, score: Score, rules: Rules) -> list[Problem]:
+    """One player's row alone, as their own phone sends it: what each field allows (the kind's fields, their
+    ranges, a deck's size). The round's own checks (somebody went out, one caller) wait for the whole round."""
+    problems = validate_round([player], [score], rules, player.id if score.called else None)
+    return [p for p in problems if p.player_id == player.id and p.field in ("dutch", "blitz", "hand")]
 
 
 def caller_of(scores: Sequence[Score]) -> int | None:

@@ -135,6 +135,8 @@ def real_game(fuzz_app: FastAPI) -> dict[str, Any]:
     )
     assert renamed.status_code == 200, renamed.text  # a change to revert
     real = {"id": game["id"], "key": game["edit_key"], "player_ids": player_ids} | _real_table(client)
+    seats = client.get(f"/api/v1/games/{game['id']}/seats", headers={"Authorization": f"Bearer {game['edit_key']}"})
+    real["seat_link"] = seats.json()["link_key"]  # what a phone takes a seat with
     # Backups that import (a generated document almost never passes the rules' checks).
     real["backups"] = {
         "/api/v1/games/import": client.get(f"/api/v1/games/{game['id']}/export").json(),
@@ -253,6 +255,10 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
         case.body = {"name": "P" + str(data.draw(st.integers(0, 10**9), label="name"))}
     elif case.path in game["backups"]:
         case.body = game["backups"][case.path]
+    elif case.path == "/api/v1/games/{game_id}/seats/{player_id}":
+        case.body = {"link": game["seat_link"]}
+    elif case.path == "/api/v1/games/{game_id}/draft/{player_id}":
+        case.body = {"round": len(ROUNDS) + 1, "dutch": 3, "blitz": data.draw(st.sampled_from([0, 2]), label="blitz")}
 
 
 @schema.parametrize()

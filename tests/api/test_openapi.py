@@ -51,6 +51,11 @@ OPERATIONS = {
     ("post", "/api/v1/tables/import"): "import_table",
     ("get", "/api/v1/games/{game_id}/export"): "export_game",
     ("post", "/api/v1/games/import"): "import_game",
+    ("get", "/api/v1/games/{game_id}/seats"): "list_seats",
+    ("post", "/api/v1/games/{game_id}/seats/{player_id}"): "claim_seat",
+    ("delete", "/api/v1/games/{game_id}/seats/{player_id}"): "free_seat",
+    ("put", "/api/v1/games/{game_id}/draft/{player_id}"): "send_row",
+    ("get", "/api/v1/games/{game_id}/draft"): "get_draft",
 }
 # Operations that take a table's key (a game's creation only with `table_id`).
 NEEDS_THE_TABLE_KEY = {
@@ -72,6 +77,8 @@ NEEDS_THE_KEY = {
     "start_round",
     "rename_player",
     "add_player",
+    "list_seats",
+    "free_seat",
 }
 
 
@@ -104,6 +111,8 @@ def test_the_edit_key_is_declared_as_bearer_auth_on_the_writes(document):
     }
     for _, _, operation in operations(document):
         expected = [{"editKey": []}] if operation["operationId"] in NEEDS_THE_KEY else None
+        if operation["operationId"] == "send_row":  # the player's seat key, or the game's edit key
+            expected = [{"seatKey": []}, {"editKey": []}]
         if operation["operationId"] in NEEDS_THE_TABLE_KEY:
             # A game's creation needs the table's key only with `table_id`: its security is optional.
             expected = [{}, {"tableKey": []}] if operation["operationId"] == "create_game" else [{"tableKey": []}]
@@ -147,9 +156,11 @@ def test_request_bodies_have_an_example_and_every_field_a_description_and_real_b
         schema = resolve(document, operation["requestBody"]["content"]["application/json"]["schema"])
         assert schema.get("examples"), path
     # a game's create, update, add and correct; a table's create, update, add and rename; the two imports
-    assert bodies == 12
+    assert bodies == 14
     for name in (
         "GameCreate",
+        "SeatClaim",
+        "DraftRowIn",
         "PlayerIn",
         "GameUpdate",
         "PlayerCreate",

@@ -716,3 +716,19 @@ def test_the_latecomers_migration_adds_a_column_every_player_starts_without_and_
         assert connection.execute(text("SELECT count(*) FROM player")).scalar() == 2
     upgrade(engine)
     assert at_head(engine)
+
+
+def test_the_seats_migration_adds_two_tables_and_undoes_cleanly(own_engine: Engine):
+    """0011: `seat` and `draft_row`, empty for the games there already; going back to 0010 drops both and keeps
+    every game and player."""
+    engine = own_engine
+    downgrade(engine, "0010")
+    assert "seat" not in inspect(engine).get_table_names()
+    upgrade(engine)
+    assert at_head(engine)
+    assert {"seat", "draft_row"} <= set(inspect(engine).get_table_names())
+    assert schema_diff(engine, SQLModel.metadata) == []
+    downgrade(engine, "0010")
+    assert not {"seat", "draft_row"} & set(inspect(engine).get_table_names())
+    upgrade(engine)
+    assert at_head(engine)

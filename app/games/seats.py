@@ -1,0 +1,231 @@
+"""Every player enters their own row, on their own phone: seats and the round's draft.
+
+The game's seat link (one QR code and link for the whole table) lets a phone take a player's seat. Nothing
+is stored for it: its token is an HMAC, under the server secret (app.sealing), of the game and the hash of
+its edit key, as a handover link's (app.games.handover) but with no expiry: it works while the game is on
+and its edit key stands (a new edit key, or a handover, ends it and every seat taken with it is kept).
+
+Taking a seat gives the phone a seat key (192 bits from `secrets`; stored only as its hash, in `seat`),
+which can do exactly one thing: send that player's row of the round being played (`send_row`). It never
+reveals the edit key and changes nothing else: every other write refuses it as a wrong edit key. One
+phone a seat: a seat taken is refused to another phone (409) until the scorekeeper frees it.
+
+The draft is each player's row of the round being played, sent from their seat (or typed by the
+scorekeeper's key): checked field by field as the round form checks it (a count over the game's
+maximum is refused there, in the sender's language), while the round's own checks (somebody went out,
+one caller) wait for the save. A draft is not a round: no total, version or history moves; saving the
+round clears the game's draft (app.games.usecases.add_round). A row sent for another round than the
+one being played (the round was saved meanwhile) is refused with 409, never written over a saved round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import delete
+from sqlmodel import select
+
+from app.db import write_transaction
+from app.errors import (
+    GameIsOver,
+    GameNotFound,
+    InvalidInput,
+    RoundSavedMeanwhile,
+    SeatKeyWrong,
+    SeatLinkRefused,
+    SeatTaken,
+)
+from app.games.views import GameView, rule_players
+from app.games.writes import check_key
+from app.i18n import _
+from app.models import DraftRow, Game, Player, Seat, utcnow
+from app.rules import scoring
+from app.sealing import Sealer
+from app.security import Credential, hash_key, key_matches, new_edit_key
+
+if TYPE_CHECKING:
+    from app.games.usecases import Games
+
+_LINK_HEX = 32  # 128 bits
+
+
+def seat_link_token(sealer: Sealer, game: Game) -> str:
+    """The game's seat link token, as its edit key now stands."""
+    return sealer.mac("seat-link", game.id, game.edit_key_hash)[:_LINK_HEX]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    """A player's seat as the scorekeeper sees it: taken (since when) or free."""
+
+    player: Player
+    claimed_at: datetime | None  # None: free
+
+
+@dataclass(frozen=True, slots=True)
+class Seats:
+    token: str  # the seat link's last part
+    seats: list[SeatState]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTakenOutcome:
+    game_id: str
+    player: Player
+    seat_key: str
+    replayed: bool = False  # a write transaction's work says whether it answered a replay (never, here)
+
+
+@dataclass(frozen=True, slots=True)
+class RowIn:
+    """A player's row as sent: the counts of their game's kind (`cards`: dutch and blitz; the others: hand and
+    whether they called or knocked)."""
+
+    round_number: int
+    dutch: int | None = None
+    blitz: int | None = None
+    hand: int | None = None
+    called: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The round being played, as far as it was sent: its number and each row (by seat order)."""
+
+    game_id: str
+    round_number: int
+    rows: list[DraftRow]
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Freed:
+    replayed: bool = False
+
+
+def seats(games: Games, game_id: str, credential: Credential) -> Seats:
+    """The seat link and each player's seat (the scorekeeper's key)."""
+    session = games.session
+    view = games.get(game_id)
+    check_key(view.game, credential)
+    taken = {s.player_id: s for s in session.exec(select(Seat).where(Seat.game_id == game_id))}
+    session.rollback()
+    sealer = games.writer.replays.sealer
+    states = [SeatState(p, taken[p.id].claimed_at if p.id in taken else None) for p in view.players]
+    return Seats(seat_link_token(sealer, view.game), states)
+
+
+def claim_seat(games: Games, game_id: str, player_id: int, token: str) -> SeatTakenOutcome:
+    """The phone with the seat link takes the player's seat: a new seat key, whose hash is stored."""
+    session, writer = games.session, games.writer
+
+    def work() -> SeatTakenOutcome:
+        game = writer.locked(game_id)
+        if not key_matches(token, hash_key(seat_link_token(writer.replays.sealer, game))):
+            raise SeatLinkRefused(_("This is not this game's seat link, or no longer: ask the scorekeeper for it."))
+        view = writer.before(game)
+        if view.state.over:
+            raise GameIsOver(_("The game is over: there is no round to enter any more."))
+        player = _playing(view, player_id)
+        if session.get(Seat, player_id) is not None:
+            raise SeatTaken(
+                _("{name}'s seat is taken by another phone: the scorekeeper can free it.").format(name=player.name)
+            )
+        key = new_edit_key()
+        session.add(Seat(player_id=player_id, game_id=game_id, key_hash=hash_key(key)))
+        return SeatTakenOutcome(game_id, player, key)
+
+    return write_transaction(session, work)
+
+
+def free_seat(games: Games, game_id: str, player_id: int, credential: Credential) -> None:
+    """The scorekeeper frees a seat (a lost phone, or another phone for the player): its key stops working."""
+    session, writer = games.session, games.writer
+
+    def work() -> Freed:
+        game = writer.locked(game_id)
+        check_key(game, credential)
+        session.exec(delete(Seat).where(Seat.player_id == player_id, Seat.game_id == game_id))  # type: ignore[arg-type]
+        return Freed()
+
+    write_transaction(session, work)
+
+
+def send_row(games: Games, game_id: str, player_id: int, credential: Credential, row: RowIn) -> Draft:
+    """The player's row of the round being played, from their seat (its key) or the scorekeeper (the edit
+    key); checked field by field; the draft as it now stands."""
+    session, writer = games.session, games.writer
+
+    def work() -> Draft:
+        game = writer.locked(game_id)
+        by_seat = not key_matches(credential.key, game.edit_key_hash)
+        if by_seat:
+            seat = session.get(Seat, player_id)
+            if seat is None or seat.game_id != game_id or not key_matches(credential.key, seat.key_hash):
+                if not credential.key:
+                    check_key(game, credential)  # says the key is missing
+                raise SeatKeyWrong(
+                    _("That key doesn't hold this player's seat: it fills in its own player's row only.")
+                )
+        view = writer.before(game)
+        if view.state.over:
+            raise GameIsOver(_("The game is over: there is no round to enter any more."))
+        number = len(view.round_ids) + 1
+        if row.round_number != number:
+            raise RoundSavedMeanwhile(
+                _("Round {sent} was saved already: this row is for round {number} now.").format(
+                    sent=row.round_number, number=number
+                )
+            )
+        player = _playing(view, player_id)
+        seat = next(p for p in rule_players(view.players, view.round_ids) if p.id == player_id)
+        score = scoring.Score(player_id, row.dutch, row.blitz, row.hand, row.called)
+        if problems := scoring.check_row(seat, score, view.rules):
+            raise InvalidInput(problems)
+        session.exec(delete(DraftRow).where(DraftRow.player_id == player.id))  # type: ignore[arg-type]
+        session.add(
+            DraftRow(
+                player_id=player_id,
+                game_id=game_id,
+                round_number=number,
+                dutch=row.dutch,
+                blitz=row.blitz,
+                hand=row.hand,
+                called=row.called,
+                by_seat=by_seat,
+                sent_at=utcnow(),
+            )
+        )
+        session.flush()
+        return _draft(games, game_id, number)
+
+    return write_transaction(session, work)
+
+
+def draft(games: Games, game_id: str) -> Draft:
+    """The round being played as far as it was sent (anyone with the view link reads it, as the game)."""
+    view = games.get(game_id)
+    result = _draft(games, game_id, len(view.round_ids) + 1)
+    games.session.rollback()
+    return result
+
+
+def _draft(games: Games, game_id: str, number: int) -> Draft:
+    rows = games.session.exec(
+        select(DraftRow).where(DraftRow.game_id == game_id, DraftRow.round_number == number)  # type: ignore[arg-type]
+    ).all()
+    return Draft(game_id, number, sorted(rows, key=lambda r: r.player_id))
+
+
+def _playing(view: GameView, player_id: int) -> Player:
+    """The player, when they are in the round being played (not left, out, or gone)."""
+    player = next((p for p in view.players if p.id == player_id), None)
+    if player is None:
+        raise GameNotFound(_("This game has no player {player_id}.").format(player_id=player_id))
+    if player_id in view.state.out:
+        raise InvalidInput(
+            [scoring.Problem("player_out", field="player_id", player_id=player_id, params={"name": player.name})]
+        )
+    return player
