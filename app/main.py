@@ -42,6 +42,7 @@ from app.routes import (
     language,
     metrics,
     offline,
+    seat_pages,
     seats,
     start,
     table_pages,
@@ -184,6 +185,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(view_pages.router)
     app.include_router(game_pages.router)
     app.include_router(handover.router)
+    app.include_router(seat_pages.router)
     app.include_router(table_pages.router)
     app.include_router(language.router)
     app.include_router(offline.router)

@@ -23,6 +23,7 @@ EDIT_KEY_BYTES = 24  # 192 bits
 GAME_ID_BYTES = 12  # 96 bits: unguessable, not sequential
 EDIT_COOKIE_PREFIX = "bb_edit_"
 TABLE_COOKIE_PREFIX = "bb_table_"  # a table's edit key, beside the games' own
+SEAT_COOKIE_PREFIX = "bb_seat_"  # a player's seat key in a game (app.games.seats)
 
 
 def new_game_id() -> str:
@@ -170,6 +171,29 @@ NOT_AT_TABLE = N_(
 )
 # A keeper's form that is stale or forged (keeper_credential, and the handover page's post).
 FORM_REFUSED = N_("This form is out of date or came from another site: reload the page and try again.")
+
+
+def seat_cookie_name(game_id: str) -> str:
+    return SEAT_COOKIE_PREFIX + game_id
+
+
+def seat_cookie_key(request: Request, game_id: str) -> Credential:
+    return Credential(request.cookies.get(seat_cookie_name(game_id)))
+
+
+def set_seat_cookie(request: Request, response: Response, game_id: str, seat_key: str) -> None:
+    """A player's seat key, kept like an edit key: HttpOnly, SameSite=Lax."""
+    _set_key_cookie(request, response, seat_cookie_name(game_id), seat_key)
+
+
+def seat_credential(request: Request, game_id: str, csrf: str | None) -> Credential:
+    """The seat key from this browser's cookie, for the seat page's form (its CSRF token, same origin)."""
+    credential = seat_cookie_key(request, game_id)
+    if not credential.key:
+        raise FormRefused(_("This phone has no seat in this game: open the game's seat link first."))
+    if not same_origin(request) or not csrf_matches(csrf, credential.key):
+        raise FormRefused(_(FORM_REFUSED))
+    return credential
 
 
 def keeper_credential(request: Request, game_id: str, csrf: str | None) -> Credential:

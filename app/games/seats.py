@@ -204,6 +204,24 @@ def send_row(games: Games, game_id: str, player_id: int, credential: Credential,
     return write_transaction(session, work)
 
 
+def taken_seats(games: Games, game_id: str) -> list[int]:
+    """The players whose seat a phone holds."""
+    taken = list(games.session.exec(select(Seat.player_id).where(Seat.game_id == game_id)))
+    games.session.rollback()
+    return taken
+
+
+def seat_of(games: Games, game_id: str, credential: Credential) -> Player | None:
+    """The player whose seat this key holds (None: no seat of this game)."""
+    if not credential.key:
+        return None
+    view = games.get(game_id)
+    seats = games.session.exec(select(Seat).where(Seat.game_id == game_id)).all()
+    games.session.rollback()
+    player_id = next((s.player_id for s in seats if key_matches(credential.key, s.key_hash)), None)
+    return next((p for p in view.players if p.id == player_id), None)
+
+
 def draft(games: Games, game_id: str) -> Draft:
     """The round being played as far as it was sent (anyone with the view link reads it, as the game)."""
     view = games.get(game_id)

@@ -363,6 +363,12 @@ class Games:
     def send_row(self, game_id: str, player_id: int, credential: Credential, row: seats.RowIn) -> seats.Draft:
         return seats.send_row(self, game_id, player_id, credential, row)
 
+    def taken_seats(self, game_id: str) -> list[int]:
+        return seats.taken_seats(self, game_id)
+
+    def seat_of(self, game_id: str, credential: Credential) -> Player | None:
+        return seats.seat_of(self, game_id, credential)
+
     def draft(self, game_id: str) -> seats.Draft:
         return seats.draft(self, game_id)
 

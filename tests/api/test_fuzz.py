@@ -171,13 +171,15 @@ def _revertable(app: FastAPI, game_id: str) -> int:
 
 
 TAKES_NOTHING = ("GET /api/v1/presets",)
-# The operations whose body names something: a game, a table, a person at it (new or renamed), a player.
+# The operations whose body names something: a game, a table, a person at it (new or renamed), a player
+# (renamed, or a latecomer).
 RENAMES = (
     "/api/v1/games/{game_id}",
     "/api/v1/tables/{table_id}",
     "/api/v1/tables/{table_id}/people",
     "/api/v1/tables/{table_id}/people/{person_id}",
     "/api/v1/games/{game_id}/players/{player_id}",
+    "/api/v1/games/{game_id}/players",  # a latecomer
 )
 
 

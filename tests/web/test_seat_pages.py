@@ -1,0 +1,113 @@
+"""A player's own phone, in pages (app/routes/seat_pages.py): the seat link asks "Which player are you?",
+a tap takes the seat (the seat key into an HttpOnly cookie), and the seat's page sends the player's row as
+a plain form, a refusal beside its field with what was typed; a saved round moves it on to the next round."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.helpers import GameHandle, game_url, html, text_of
+
+NAMES = [{"name": n} for n in ("Ana", "Ben", "Cy")]
+
+
+def link_of(game: GameHandle) -> str:
+    return game.client.get(game_url(game.id, "/seats"), headers=game.auth).json()["link"].split("testserver", 1)[1]
+
+
+def phone_at(app, game: GameHandle, name: str) -> TestClient:
+    """A phone that opened the seat link and tapped `name`."""
+    phone = TestClient(app)
+    page = html(phone.get(link_of(game)))
+    form = next(f for f in page.select("#seat-link form") if text_of(f.select_one("button")) == name)
+    answer = phone.post(form["action"], data={"player_id": form.select_one("input[name=player_id]")["value"]})
+    assert answer.status_code == 200 and answer.url.path == f"/g/{game.id}/mine", answer.text
+    return phone
+
+
+def send(phone: TestClient, game: GameHandle, **fields: str):
+    page = html(phone.get(f"/g/{game.id}/mine"))
+    form = page.select_one("form.seat-form")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")} | fields
+    return phone.post(form["action"], data=data)
+
+
+def test_a_player_takes_their_seat_and_sends_their_row(app, make_game):
+    game = make_game(players=NAMES)
+    phone = phone_at(app, game, "Ben")
+    cookie = next(c for c in phone.cookies.jar if c.name == f"bb_seat_{game.id}")
+    assert cookie.has_nonstandard_attr("HttpOnly")
+    page = html(phone.get(f"/g/{game.id}/mine"))
+    assert page.select_one("#seat h1 bdi").text == "Ben" and text_of(page.select_one("#seat h1")).endswith("row")
+    assert [i["name"] for i in page.select("form.seat-form input.num")] == ["dutch", "blitz"]
+    answer = send(phone, game, dutch="9", blitz="4")
+    assert answer.status_code == 200, answer.text
+    page = html(answer)
+    assert page.select_one(".seat-sent") is not None
+    assert "Ana and Cy" in text_of(page.select_one(".seat-waiting"))
+    assert page.select_one("#seat-dutch")["value"] == "9"
+    rows = game.client.get(game_url(game.id, "/draft")).json()["rows"]
+    assert [(r["player_id"], r["dutch"], r["blitz"], r["by_seat"]) for r in rows] == [(game.player_ids[1], 9, 4, True)]
+    # Taken: the link's page marks Ben, and another phone can't take him.
+    other = TestClient(app)
+    listed = html(other.get(link_of(game)))
+    assert "taken by another phone" in text_of(listed.select("#seat-link li")[1])
+    refused = other.post(listed.select("#seat-link form")[1]["action"], data={"player_id": str(game.player_ids[1])})
+    assert refused.status_code == 409 and "taken" in text_of(html(refused).select_one("#seat-link-error"))
+
+
+def test_a_refused_row_comes_back_beside_its_field_as_typed(app, make_game):
+    game = make_game(players=NAMES)
+    phone = phone_at(app, game, "Ana")
+    for fields, field, words in (
+        ({"dutch": "41", "blitz": "0"}, "dutch", "between 0 and 40"),
+        ({"dutch": "3x", "blitz": "0"}, "dutch", "whole number"),
+        ({"dutch": "3", "blitz": ""}, "blitz", "both card counts are required"),
+    ):
+        answer = send(phone, game, **fields)
+        assert answer.status_code == 422, answer.text
+        page = html(answer)
+        assert words in text_of(page.select_one(f"#seat-{field}-error")), fields
+        assert page.select_one(f"#seat-{field}")["aria-invalid"] == "true"
+        assert page.select_one("#seat-dutch")["value"] == fields["dutch"]
+    assert game.client.get(game_url(game.id, "/draft")).json()["rows"] == []
+
+
+def test_a_row_for_a_round_saved_meanwhile_is_refused_and_shows_the_next_round(app, make_game):
+    game = make_game(players=NAMES)
+    phone = phone_at(app, game, "Cy")
+    page = html(phone.get(f"/g/{game.id}/mine"))
+    form = page.select_one("form.seat-form")
+    assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
+    data = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")} | {"dutch": "5", "blitz": "1"}
+    answer = phone.post(form["action"], data=data)
+    assert answer.status_code == 409
+    page = html(answer)
+    assert "saved already" in text_of(page.select_one("#seat-error"))
+    assert text_of(page.select_one("#seat h2")) == "Round 2"
+
+
+def test_a_forged_or_seatless_post_is_refused(app, make_game, client: TestClient):
+    game = make_game(players=NAMES)
+    assert client.get(f"/g/{game.id}/mine").status_code == 403
+    phone = phone_at(app, game, "Ana")
+    answer = phone.post(f"/g/{game.id}/mine", data={"csrf": "forged", "round": "1", "dutch": "3", "blitz": "0"})
+    assert answer.status_code == 403
+    assert client.get(f"/g/{game.id}/seat/{'0' * 32}").status_code == 403
+
+
+def test_in_dutch_the_row_is_a_hand_and_whether_they_called(app, make_game):
+    game = make_game(players=NAMES, rules={"preset": "dutch"})
+    phone = phone_at(app, game, "Ana")
+    page = html(phone.get(f"/g/{game.id}/mine"))
+    assert [i["name"] for i in page.select("form.seat-form input.num")] == ["hand"]
+    assert send(phone, game, hand="4", called="1").status_code == 200
+    [row] = game.client.get(game_url(game.id, "/draft")).json()["rows"]
+    assert (row["hand"], row["called"]) == (4, True)
+
+
+def test_a_russian_phone_reads_russian(app, make_game):
+    game = make_game(players=NAMES)
+    phone = phone_at(app, game, "Ana")
+    page = html(phone.get(f"/g/{game.id}/mine", headers={"Accept-Language": "ru"}))
+    assert text_of(page.select_one("form.seat-form button")) == "Отправить"
