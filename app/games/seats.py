@@ -1,9 +1,7 @@
 """Every player enters their own row, on their own phone: seats and the round's draft.
 
-The game's seat link (one QR code and link for the whole table) lets a phone take a player's seat. Nothing
-is stored for it: its token is an HMAC, under the server secret (app.sealing), of the game and the hash of
-its edit key, as a handover link's (app.games.handover) but with no expiry: it works while the game is on
-and its edit key stands (a new edit key, or a handover, ends it and every seat taken with it is kept).
+The game's seat link (one QR code and link for the whole table, app.games.seatlink: stored nowhere, ended
+by a new edit key) lets a phone take a player's seat.
 
 Taking a seat gives the phone a seat key (192 bits from `secrets`; stored only as its hash, in `seat`),
 which can do exactly one thing: send that player's row of the round being played (`send_row`). It never
@@ -37,23 +35,16 @@ from app.errors import (
     SeatLinkRefused,
     SeatTaken,
 )
+from app.games.seatlink import seat_link_token
 from app.games.views import GameView, rule_players
 from app.games.writes import check_key
 from app.i18n import _
-from app.models import DraftRow, Game, Player, Seat, utcnow
+from app.models import DraftRow, Player, Seat, utcnow
 from app.rules import scoring
-from app.sealing import Sealer
 from app.security import Credential, hash_key, key_matches, new_edit_key
 
 if TYPE_CHECKING:
     from app.games.usecases import Games
-
-_LINK_HEX = 32  # 128 bits
-
-
-def seat_link_token(sealer: Sealer, game: Game) -> str:
-    """The game's seat link token, as its edit key now stands."""
-    return sealer.mac("seat-link", game.id, game.edit_key_hash)[:_LINK_HEX]
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +219,10 @@ def draft(games: Games, game_id: str) -> Draft:
     result = _draft(games, game_id, len(view.round_ids) + 1)
     games.session.rollback()
     return result
+
+
+def rows_for(games: Games, game_id: str, number: int) -> list[DraftRow]:
+    return _draft(games, game_id, number).rows
 
 
 def _draft(games: Games, game_id: str, number: int) -> Draft:

@@ -369,6 +369,10 @@ class Games:
     def seat_of(self, game_id: str, credential: Credential) -> Player | None:
         return seats.seat_of(self, game_id, credential)
 
+    def draft_rows(self, game_id: str, round_number: int) -> list[DraftRow]:
+        """The rows sent for that round (the page that already has the game reads only these)."""
+        return seats.rows_for(self, game_id, round_number)
+
     def draft(self, game_id: str) -> seats.Draft:
         return seats.draft(self, game_id)
 

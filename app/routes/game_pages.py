@@ -12,6 +12,7 @@ form of the scorekeeper's page, each a few lines of reading and answering, kept 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Annotated, Any
 
@@ -99,6 +100,7 @@ def keeper_page(
     undone: int | None = None,
     reverted: int | None = None,
     taken: bool = False,
+    seats: bool = False,
     since: Annotated[int | None, Query(ge=0)] = None,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
 ) -> Response:
@@ -127,6 +129,8 @@ def keeper_page(
         return Response(status_code=304, headers={"ETag": etag, "Vary": "HX-Request"} | keeper_headers())
     rounds = len(view.round_ids)
     data = _page_data(request, games, view)
+    if seats and not is_htmx(request) and not view.state.over:  # "Players enter their own": the seat link
+        data = replace(data, seats_taken=frozenset(games.taken_seats(game_id)))
     form = RoundForm(number=edit) if edit and 1 <= edit <= rounds else None
     confirm = delete if delete and 1 <= delete <= rounds else None
     # After a tap without JavaScript (the redirect names the round or change): the confirmation htmx shows.
@@ -143,8 +147,8 @@ def keeper_page(
         handover={"1": "share", "move": "move"}.get(handover or ""),
         done=done,
     )
-    # The page may be kept for offline use, unless it shows the edit link or a handover link.
-    offline = OFFLINE_COPY if handover is None and not is_htmx(request) else {}
+    # The page may be kept for offline use, unless it shows the edit link, a handover link or the seat link.
+    offline = OFFLINE_COPY if handover is None and not seats and not is_htmx(request) else {}
     tagged = {"ETag": etag} if etag else {}
     return keeper_fragment(request, data, keeper, page=page, headers=offline | tagged)
 
@@ -154,7 +158,9 @@ def _page_data(request: Request, games: Games, view: GameView) -> GameData:
     changes, and its table (the whole page only: a live refresh of the fragment reads nothing more)."""
     table = None if is_htmx(request) else game_table(games.session, view.game)
     tonight = night_lead(games.session, view.game, view.state.over)  # a query only for a game over at a table
-    return GameData(view, games.changes(view.game.id, limit=SHOWN), table, tonight)
+    # The rows sent from players' own phones for the round being played (app.games.seats): one small query.
+    draft = games.draft_rows(view.game.id, len(view.round_ids) + 1) if not view.state.over else []
+    return GameData(view, games.changes(view.game.id, limit=SHOWN), table, tonight, draft)
 
 
 def keeper_answer(
@@ -395,6 +401,15 @@ async def add_player_page(request: Request, game_id: GameId, games: GamesDep) ->
         refused = {"join": True, **typed, "error": why, "field": field}
         return keeper_answer(request, games, game_id, players_form=refused, status=status)
     return keeper_answer(request, games, game_id, view=outcome.current)
+
+
+@router.post("/g/{game_id}/seats/{player_id}/free", name="free_seat_page")
+async def free_seat_page(request: Request, game_id: GameId, player_id: PlayerId, games: GamesDep) -> Response:
+    """A player's seat freed (a lost phone, another phone for them): its key stops working."""
+    form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    await run_in_threadpool(games.free_seat, game_id, player_id, credential)
+    return go(request, request.app.url_path_for("keeper_page", game_id=game_id) + "?seats=1#seats")
 
 
 @router.post("/g/{game_id}/rules", name="rules_page")

@@ -17,7 +17,8 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import GameIsOver, InvalidInput, RoundSavedMeanwhile, SeatKeyWrong, SeatLinkRefused, SeatTaken
-from app.games.seats import Draft, RowIn, seat_link_token
+from app.games.seatlink import seat_link_token
+from app.games.seats import Draft, RowIn
 from app.games.views import GameView
 from app.i18n import _, join_names, problem_text
 from app.models import Player

@@ -21,7 +21,7 @@ from app.games import viewcache
 from app.games.changes import Change
 from app.games.views import GameTable, GameView, rule_players
 from app.i18n import _, join_names
-from app.models import utcnow
+from app.models import DraftRow, utcnow
 from app.rules import scoring
 from app.rules.awards import awards
 from app.rules.presets import BLITZ_WORDS
@@ -83,6 +83,8 @@ class GameData:
     changes: Sequence[Change] = ()
     table: GameTable | None = None
     tonight: Lead | None = None
+    draft: Sequence[DraftRow] = ()  # the rows players sent from their own phones (app.games.seats)
+    seats_taken: frozenset[int] | None = None  # "Players enter their own" open: whose seat a phone holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,11 +289,11 @@ def game_page(request: Request, data: GameData, reader: Keeper | Viewer, *, page
         timer=_timer(view),
         banner=_banner(view, _tonight(request, view, data.tonight)),
         scoreboard=_scoreboard(view),
-        round_form=_round_form(view, keeper),
+        round_form=_round_form(view, keeper, data.draft),
         chart=_chart(view, TV if viewer.tv else PHONE),
         history=_history(view, page, keeper.preserved if keeper else ()),
         changes=_changes(data, keeper.refused if keeper else None),
-        share=share_part(request, view, edit_key, keeper.handover if keeper else None),
+        share=share_part(request, view, edit_key, keeper.handover if keeper else None, data.seats_taken),
     )
 
 
@@ -357,10 +359,10 @@ def _scoreboard(view: GameView) -> Scoreboard:
     )
 
 
-def _round_form(view: GameView, keeper: Keeper | None) -> RoundFormPart:
+def _round_form(view: GameView, keeper: Keeper | None, draft: Sequence[DraftRow] = ()) -> RoundFormPart:
     if keeper is None:  # a viewer's page shows no round form
         return RoundFormPart(None, {}, card_words(view.rules.preset), list(view.players))
-    return round_form_part(view, keeper.form)
+    return round_form_part(view, keeper.form, draft)
 
 
 def _chart(view: GameView, size: Size) -> Chart:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from app.errors import GameError, InvalidInput
 from app.games.views import GameView, rule_players
 from app.i18n import N_, _, problem_text
-from app.models import Player
+from app.models import DraftRow, Player
 from app.rules import scoring
 from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
@@ -52,11 +53,14 @@ class RoundFormPart:
     preview: dict[int, int | None]  # each player's points as typed (None: not a count the rules allow)
     words: dict[str, str]
     entry_players: list[Player]  # who the form asks about: the players still in before the round
+    from_phone: frozenset[int] = frozenset()  # the rows filled in from a player's own phone (their seat)
 
 
-def round_form_part(view: GameView, form: RoundForm | None) -> RoundFormPart:
+def round_form_part(view: GameView, form: RoundForm | None, draft: Sequence[DraftRow] = ()) -> RoundFormPart:
     """The scorekeeper's round form: a new round's while the game is on, or a correction's, filled in
-    with the round as played; with each player's points as typed. None on a finished game's page."""
+    with the round as played; with each player's points as typed. None on a finished game's page. A new
+    round's form untouched is filled in with the rows the players sent from their own phones (`draft`:
+    app.games.seats), each marked as theirs."""
     state = view.state
     words = card_words(state.rules.preset)
     if form is None and state.over:
@@ -73,8 +77,22 @@ def round_form_part(view: GameView, form: RoundForm | None) -> RoundFormPart:
                 form.values[f"hand-{score.player_id}"] = str(score.hand)
         if played.caller is not None:
             form.values["caller"] = str(played.caller)
+    phoned: set[int] = set()
+    if form.number is None and not form.values and not form.errors:
+        number = len(view.round_ids) + 1
+        for row in draft:
+            if row.round_number != number:
+                continue
+            phoned.add(row.player_id)
+            if cards:
+                form.values[f"dutch-{row.player_id}"] = "" if row.dutch is None else str(row.dutch)
+                form.values[f"blitz-{row.player_id}"] = "" if row.blitz is None else str(row.blitz)
+            else:
+                form.values[f"hand-{row.player_id}"] = "" if row.hand is None else str(row.hand)
+                if row.called:
+                    form.values["caller"] = str(row.player_id)
     preview = _preview(view, form) if cards else {}
-    return RoundFormPart(form, preview, words, entry_players(view, form.number))
+    return RoundFormPart(form, preview, words, entry_players(view, form.number), frozenset(phoned))
 
 
 def _preview(view: GameView, form: RoundForm) -> dict[int, int | None]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from app.games.handover import HANDOVER_MINUTES, handover_token
+from app.games.seatlink import seat_link_token
 from app.games.views import GameView
 from app.urls import absolute_url, urls_for
 from app.web.render import is_htmx
@@ -26,9 +27,20 @@ class Share:
     qr: str | None
     edit_qr: str | None
     handover_qr: str | None
+    # "Players enter their own" (app.games.seats), when the scorekeeper opened it: the seat link, its QR code,
+    # and which players' seats a phone holds.
+    seat_url: str | None = None
+    seat_qr: str | None = None
+    seats_taken: frozenset[int] = frozenset()
 
 
-def share_part(request: Request, view: GameView, edit_key: str | None, handover: str | None) -> Share:
+def share_part(
+    request: Request,
+    view: GameView,
+    edit_key: str | None,
+    handover: str | None,
+    seats_taken: frozenset[int] | None = None,
+) -> Share:
     """The Share box's "Hand over scorekeeping": "share" shows the edit link (both phones keep score),
     "move" a one-time handover link (the phone that takes it keeps score, this one stops)."""
     fragment_only = is_htmx(request)  # render() answers htmx with the _game.html fragment alone
@@ -39,7 +51,14 @@ def share_part(request: Request, view: GameView, edit_key: str | None, handover:
     if handover == "move" and edit_key:
         token = handover_token(request.app.state.sealer, game.id, game.edit_key_hash)
         handover_url = absolute_url(request, request.app.url_path_for("take_over_page", game_id=game.id, token=token))
+    seat_url = None
+    if seats_taken is not None and edit_key:
+        token = seat_link_token(request.app.state.sealer, game)
+        seat_url = absolute_url(request, request.app.url_path_for("seat_link_page", game_id=game.id, token=token))
     return Share(
+        seat_url=seat_url,
+        seat_qr=qr_code(seat_url) if seat_url and not fragment_only else None,
+        seats_taken=seats_taken or frozenset(),
         view_url=view_url,
         edit_url=edit_url,
         handover_url=handover_url,

@@ -111,3 +111,29 @@ def test_a_russian_phone_reads_russian(app, make_game):
     phone = phone_at(app, game, "Ana")
     page = html(phone.get(f"/g/{game.id}/mine", headers={"Accept-Language": "ru"}))
     assert text_of(page.select_one("form.seat-form button")) == "Отправить"
+
+
+def test_the_keeper_shows_the_seat_link_frees_a_seat_and_gets_the_rows_in_the_form(app, keeper_of, make_game):
+    game = make_game(players=NAMES)
+    keeper = keeper_of(game)
+    page = html(keeper.get(f"/g/{game.id}/score"))
+    assert page.select_one("#seats #show-seats") is not None and page.select_one("#seat-link") is None
+    page = html(keeper.get(f"/g/{game.id}/score?seats=1"))
+    link = page.select_one("#seat-link")["value"]
+    assert link.endswith(link_of(game)) and page.select_one("#seats .qr svg") is not None
+    phone = phone_at(app, game, "Ben")
+    assert send(phone, game, dutch="9", blitz="4").status_code == 200
+    page = html(keeper.get(f"/g/{game.id}/score?seats=1"))
+    ben = page.select_one(f"fieldset.player-entry[data-player-id='{game.player_ids[1]}']")
+    assert "from-phone" in ben["class"] and "from their phone" in text_of(ben.select_one("legend"))
+    assert (ben.select_one("input[name^=dutch-]")["value"], ben.select_one("input[name^=blitz-]")["value"]) == (
+        "9",
+        "4",
+    )
+    ana = page.select_one(f"fieldset.player-entry[data-player-id='{game.player_ids[0]}']")
+    assert "from-phone" not in ana["class"] and ana.select_one("input[name^=dutch-]").get("value", "") == ""
+    # Free Ben's seat: his phone's key stops working.
+    [free] = page.select("#seats form")
+    answer = keeper.post(free["action"], data={"csrf": free.select_one("input[name=csrf]")["value"]})
+    assert answer.status_code == 200, answer.text
+    assert phone.get(f"/g/{game.id}/mine").status_code == 403
