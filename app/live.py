@@ -25,11 +25,12 @@ class Subscription:
     """What one open stream hears. Small on purpose (10,000 may be open in one process): a flag and, while
     its reader waits, one future; no asyncio.Event (its deque of waiters) nor a task."""
 
-    __slots__ = ("_changed", "_waiter", "closed", "start", "version")
+    __slots__ = ("_changed", "_waiter", "closed", "draft", "start", "version")
 
     def __init__(self) -> None:
         self.version = 0
         self.start = 0  # the latest round start announced: its "Blitz!" in ms since 1970 (0: none yet)
+        self.draft = 0  # the latest row sent from a player's phone (app.games.seats): ms since 1970 (0: none)
         self.closed = False
         self._changed = False
         self._waiter: asyncio.Future[None] | None = None
@@ -45,12 +46,15 @@ class Subscription:
         self.closed = True
         self._wake()
 
-    def _offer(self, version: int, start: int | None = None) -> None:
+    def _offer(self, version: int, start: int | None = None, draft: int | None = None) -> None:
         if version > self.version:
             self.version = version
             self._wake()
         if start and start != self.start:
             self.start = start
+            self._wake()
+        if draft and draft > self.draft:
+            self.draft = draft
             self._wake()
 
     async def wait(self, timeout: float | None = None) -> int | None:
@@ -80,16 +84,17 @@ class Broker:
     def __init__(self) -> None:
         self._subscriptions: dict[str, set[Subscription]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        # Called on the server's loop with every publish (game, version, start): the PostgreSQL
+        # Called on the server's loop with every publish (game, version, start, draft): the PostgreSQL
         # notifier (app.live_pg) passes it on to the other processes.
-        self.relay: Callable[[str, int, int | None], None] | None = None
+        self.relay: Callable[[str, int, int | None, int | None], None] | None = None
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Attach to the server's event loop (at startup); publish() may then be called from any thread."""
         self._loop = loop
 
-    def publish(self, game_id: str, version: int, start: int | None = None) -> None:
-        """`start`: a round start's "Blitz!" (ms since 1970), announced with this version."""
+    def publish(self, game_id: str, version: int, start: int | None = None, draft: int | None = None) -> None:
+        """`start`: a round start's "Blitz!" (ms since 1970), announced with this version; `draft`: a row sent
+        from a player's phone (ms since 1970), which moves no version."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return  # no server loop (a script or a test without lifespan): nobody can be listening
@@ -98,18 +103,18 @@ class Broker:
         except RuntimeError:
             running = None
         if running is loop:
-            self._announce(game_id, version, start)
+            self._announce(game_id, version, start, draft)
         else:
-            loop.call_soon_threadsafe(self._announce, game_id, version, start)
+            loop.call_soon_threadsafe(self._announce, game_id, version, start, draft)
 
-    def _announce(self, game_id: str, version: int, start: int | None) -> None:
-        self.deliver(game_id, version, start)
+    def _announce(self, game_id: str, version: int, start: int | None, draft: int | None = None) -> None:
+        self.deliver(game_id, version, start, draft)
         if self.relay is not None:
-            self.relay(game_id, version, start)
+            self.relay(game_id, version, start, draft)
 
-    def deliver(self, game_id: str, version: int, start: int | None = None) -> None:
+    def deliver(self, game_id: str, version: int, start: int | None = None, draft: int | None = None) -> None:
         for subscription in self._subscriptions.get(game_id, ()):
-            subscription._offer(version, start)
+            subscription._offer(version, start, draft)
 
     @asynccontextmanager
     async def subscribe(self, game_id: str) -> AsyncIterator[Subscription]:

@@ -34,18 +34,21 @@ KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
 log = logging.getLogger("blitzboard.live")
 
 
-def notice(game_id: str, version: int, start: int | None = None) -> str:
-    """A notice's payload; `start`: a round start's "Blitz!" (ms since 1970), announced with this version."""
-    return f"{game_id}:{version}" + (f":{start}" if start else "")
+def notice(game_id: str, version: int, start: int | None = None, draft: int | None = None) -> str:
+    """A notice's payload; `start`: a round start's "Blitz!" (ms since 1970), announced with this version;
+    `draft`: a row sent from a player's phone (ms since 1970): "game:version", "game:version:start",
+    "game:version::draft" or "game:version:start:draft"."""
+    return f"{game_id}:{version}" + (f":{start or ''}:{draft}" if draft else (f":{start}" if start else ""))
 
 
-def parse_notice(payload: str) -> tuple[str, int, int | None] | None:
-    """(game id, version, round start or None) from a notice; None for one we can't read."""
+def parse_notice(payload: str) -> tuple[str, int, int | None, int | None] | None:
+    """(game id, version, round start or None, draft or None) from a notice; None for one we can't read."""
     game_id, _, rest = payload.partition(":")
-    version, _, start = rest.partition(":")
-    if not game_id or not version.isdigit() or (start and not start.isdigit()):
+    version, _, rest = rest.partition(":")
+    start, _, draft = rest.partition(":")
+    if not game_id or not version.isdigit() or not all(not part or part.isdigit() for part in (start, draft)):
         return None
-    return game_id, int(version), int(start) if start else None
+    return game_id, int(version), int(start) if start else None, int(draft) if draft else None
 
 
 def reconnect_delay(failures: int) -> float:
@@ -119,19 +122,20 @@ class PostgresNotifier:
 
     def __init__(self, url: str) -> None:
         self.url = libpq_url(url)
-        self._pending: dict[str, tuple[int, int | None]] = {}
+        self._pending: dict[str, tuple[int, int | None, int | None]] = {}
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._sending = False  # a batch is on its way (stop() waits for it)
         self.sent = 0  # notices sent (tests read it)
 
-    def send(self, game_id: str, version: int, start: int | None = None) -> None:
+    def send(self, game_id: str, version: int, start: int | None = None, draft: int | None = None) -> None:
         waiting = self._pending.get(game_id)
         if waiting is not None:
             if waiting[0] > version:
                 return
             start = start or waiting[1]
-        self._pending[game_id] = (version, start)
+            draft = max(draft or 0, waiting[2] or 0) or None
+        self._pending[game_id] = (version, start, draft)
         self._wake.set()
 
     async def start(self) -> None:
@@ -166,13 +170,13 @@ class PostgresNotifier:
                             await asyncio.wait_for(
                                 conn.execute(
                                     "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
-                                    (CHANNEL, [notice(g, v, s) for g, (v, s) in batch.items()]),
+                                    (CHANNEL, [notice(g, v, s, d) for g, (v, s, d) in batch.items()]),
                                 ),
                                 SEND_TIMEOUT_S,
                             )
                         except BaseException:
-                            for game_id, (version, start) in batch.items():
-                                self.send(game_id, version, start)  # back in line (newer ones win)
+                            for game_id, (version, start, draft) in batch.items():
+                                self.send(game_id, version, start, draft)  # back in line (newer ones win)
                             raise
                         finally:
                             self._sending = False

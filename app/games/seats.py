@@ -18,7 +18,7 @@ one being played (the round was saved meanwhile) is refused with 409, never writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -41,6 +41,7 @@ from app.games.writes import check_key
 from app.i18n import _
 from app.models import DraftRow, Player, Seat, utcnow
 from app.rules import scoring
+from app.rules.timing import epoch_ms
 from app.security import Credential, hash_key, key_matches, new_edit_key
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class Draft:
     round_number: int
     rows: list[DraftRow]
     replayed: bool = False
+    version: int = 0  # the game's, as the row was sent (a draft moves none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +192,13 @@ def send_row(games: Games, game_id: str, player_id: int, credential: Credential,
             )
         )
         session.flush()
-        return _draft(games, game_id, number)
+        return replace(_draft(games, game_id, number), version=game.version)
 
-    return write_transaction(session, work)
+    draft = write_transaction(session, work)
+    # After COMMIT: every page of the game hears that a row came (the scorekeeper's fills it in), in this
+    # process and, on PostgreSQL, in every other; the version stays as it was.
+    writer.broker.publish(game_id, draft.version, draft=epoch_ms(utcnow()))
+    return draft
 
 
 def taken_seats(games: Games, game_id: str) -> list[int]:

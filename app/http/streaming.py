@@ -48,6 +48,11 @@ def version_event(version: int, retry: int | None = None) -> bytes:
     return f"event: version\r\ndata: {version}\r\n{tail}\r\n".encode()
 
 
+def draft_event(sent_at: int) -> bytes:
+    """A row sent from a player's phone (app.games.seats): the scorekeeper's page fetches the draft."""
+    return f"event: draft\r\ndata: {sent_at}\r\n\r\n".encode()
+
+
 def start_event(blitz_at: int) -> bytes:
     """A round's start, with the server's clock as it is sent (the listener's offset is measured from it)."""
     data = json.dumps({"blitz_at": blitz_at, "server_now": round(time.time() * 1000)}, separators=(",", ":"))
@@ -116,6 +121,7 @@ class EventStream(Response):
             first = start_event(epoch_ms(running)) if running is not None else b""
             await send({"type": "http.response.body", "body": first + version_event(last, RETRY_MS), "more_body": True})
             started = subscription.start  # a start before this stream opened is in the game it read
+            drafted = subscription.draft  # likewise a row sent before: the page read the draft with the game
             while not subscription.closed:
                 newest = await subscription.wait(self.ping_seconds)
                 if subscription.closed:
@@ -127,6 +133,9 @@ class EventStream(Response):
                     if subscription.start != started:
                         started = subscription.start
                         body += start_event(started)
+                    if subscription.draft != drafted:
+                        drafted = subscription.draft
+                        body += draft_event(drafted)
                     if newest > last:
                         last = newest
                         body += version_event(last)

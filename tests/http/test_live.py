@@ -158,9 +158,12 @@ def test_broker_carries_a_rounds_start_beside_the_version():
 @pytest.mark.parametrize(
     ("payload", "parsed"),
     [
-        ("abc:5", ("abc", 5, None)),  # a version notice, as before
-        ("abc:6:1700000003000", ("abc", 6, 1_700_000_003_000)),  # a round's start
-        ("a_b-c:7", ("a_b-c", 7, None)),
+        ("abc:5", ("abc", 5, None, None)),  # a version notice, as before
+        ("abc:6:1700000003000", ("abc", 6, 1_700_000_003_000, None)),  # a round's start
+        ("abc:6::1700000004000", ("abc", 6, None, 1_700_000_004_000)),  # a row sent from a player's phone
+        ("abc:6:1700000003000:1700000004000", ("abc", 6, 1_700_000_003_000, 1_700_000_004_000)),
+        ("a_b-c:7", ("a_b-c", 7, None, None)),
+        ("abc:5::later", None),
         ("abc:x", None),
         ("abc:5:soon", None),
         (":5", None),

@@ -84,8 +84,10 @@ def test_a_post_is_not_run_again_by_the_error_handler(client: TestClient, make_g
 
 
 def test_a_notice_reads_back_as_sent():
-    assert parse_notice(notice("abc", 7)) == ("abc", 7, None)
-    assert parse_notice(notice("abc", 8, 1_700_000_000_000)) == ("abc", 8, 1_700_000_000_000)
+    assert parse_notice(notice("abc", 7)) == ("abc", 7, None, None)
+    assert parse_notice(notice("abc", 8, 1_700_000_000_000)) == ("abc", 8, 1_700_000_000_000, None)
+    assert parse_notice(notice("abc", 8, None, 1_700_000_000_001)) == ("abc", 8, None, 1_700_000_000_001)
+    assert parse_notice(notice("abc", 8, 5, 6)) == ("abc", 8, 5, 6)
 
 
 def test_the_notifier_keeps_only_the_latest_version_of_a_game_waiting():
@@ -143,7 +145,7 @@ def test_a_save_notifies_after_its_commit_not_inside_it(client: TestClient, app:
             event.remove(engine, "before_cursor_execute", note)
         assert statements and not any("pg_notify" in s for s in statements)
         heard = [parse_notice(n.payload) for n in listener.notifies(timeout=10, stop_after=1)]
-    assert heard == [(game.id, version, None)]
+    assert heard == [(game.id, version, None, None)]
 
 
 @postgres_only
@@ -158,7 +160,7 @@ def test_the_notifier_sends_again_after_losing_its_connection(client: TestClient
         version = game.add_round(SMALL_ROUND).json()["version"]
         # Heard: the notifier has connected and sent, so its connection's last statement is the pg_notify.
         assert [parse_notice(n.payload) for n in listener.notifies(timeout=10, stop_after=1)] == [
-            (game.id, version, None)
+            (game.id, version, None, None)
         ]
         with psycopg.connect(admin_url, autocommit=True) as admin:
             killed = admin.execute(
@@ -169,7 +171,7 @@ def test_the_notifier_sends_again_after_losing_its_connection(client: TestClient
         assert killed >= 1, "the notifier's connection was not found"
         version = game.add_round(SMALL_ROUND).json()["version"]
         heard = [parse_notice(n.payload) for n in listener.notifies(timeout=30, stop_after=1)]
-    assert heard == [(game.id, version, None)]
+    assert heard == [(game.id, version, None, None)]
 
 
 @postgres_only
@@ -248,7 +250,7 @@ def test_the_notifier_waits_at_shutdown_for_a_batch_on_its_way(client: TestClien
         return notifier.sent
 
     sent, heard = _notify_through(app, scenario)
-    assert (sent, heard) == (1, [("g1", 7, None)])
+    assert (sent, heard) == (1, [("g1", 7, None, None)])
 
 
 @postgres_only
@@ -269,6 +271,6 @@ def test_a_send_that_hangs_is_given_up_and_sent_again_on_a_new_connection(
         return notifier.sent
 
     sent, heard = _notify_through(app, scenario)
-    assert (sent, heard) == (1, [("g1", 7, None)])
+    assert (sent, heard) == (1, [("g1", 7, None, None)])
     assert held.on_its_way.is_set() and not held.go.is_set()
     assert any("lost the PostgreSQL notifier's connection" in r.getMessage() for r in caplog.records)
