@@ -68,11 +68,13 @@ OVERFLOWING = """(width) => {
 }"""
 
 
-def start_server(directory: Path, database_url: str | None = None) -> Server:
-    """A server on `database_url` (default: a new SQLite file in `directory`), migrated first."""
+def start_server(directory: Path, database_url: str | None = None, cwd: Path = ROOT) -> Server:
+    """A server on `database_url` (default: a new SQLite file in `directory`), migrated first, run from
+    `cwd` (a copy of the tree, for a new deployment)."""
     database_url = migrated(database_url or f"sqlite:///{directory / 'blitzboard.db'}")
     # The tests create games faster than a table does.
-    return Server(database_url, directory / "server.log", env={"BLITZBOARD_GAMES_PER_MINUTE": "10000"}).start()
+    env = {"BLITZBOARD_GAMES_PER_MINUTE": "10000"}
+    return Server(database_url, directory / "server.log", env=env, cwd=cwd).start()
 
 
 def launch_chromium(playwright: Playwright) -> Browser:

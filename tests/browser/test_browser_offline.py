@@ -460,10 +460,7 @@ def test_an_update_of_the_static_files_replaces_the_cache(phones: Phones, tmp_pa
             shutil.copytree(ROOT / name, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif (ROOT / name).exists():
             shutil.copy2(ROOT / name, tree / name)
-    server = start_server(tmp_path, server_database_url)
-    server.stop()
-    server.cwd = tree
-    server.start()
+    server = start_server(tmp_path, server_database_url, cwd=tree)
     try:
         game = api_game(server, NAMES)
         _context, page = keeper(phones, server, game)
