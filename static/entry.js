@@ -213,4 +213,51 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", shown);
   else shown();
   document.addEventListener("htmx:afterSettle", shown);
+  // A row sent from a player's own phone (app/games/seats.py; the "draft" event, templates/game.html): the
+  // draft is fetched and each row filled into the new round's form, in a field still empty or filled from
+  // a phone before; never over what the scorekeeper typed. The row is marked as the player's. A correction's
+  // form, or one for another round, takes nothing.
+  document.addEventListener("sse:draft", function () {
+    var live = document.getElementById("live-draft");
+    if (!live) return;
+    fetch(live.dataset.draftUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (draft) {
+        var form = document.querySelector("#round-entry form[data-draft-round]");
+        if (!draft || !form || Number(form.dataset.draftRound) !== draft.round) return;
+        draft.rows.forEach(function (row) { fillRow(form, row); });
+        updatePoints(form);
+      })
+      .catch(function () { /* the next row, or the save, brings it */ });
+  });
+
+  // A count the scorekeeper types is theirs: a later row from the player's phone leaves it alone.
+  document.addEventListener("input", function (event) {
+    if (event.isTrusted && event.target.dataset) delete event.target.dataset.fromPhone;
+  });
+
+  function fillRow(form, row) {
+    var entry = form.querySelector(".player-entry[data-player-id='" + row.player_id + "']");
+    if (!entry || entry.tagName !== "FIELDSET") return;
+    var values = row.hand === null ? { dutch: row.dutch, blitz: row.blitz } : { hand: row.hand };
+    var filled = false;
+    Object.keys(values).forEach(function (name) {
+      var input = form.querySelector("[name='" + name + "-" + row.player_id + "']");
+      if (!input || values[name] === null || (input.value !== "" && input.dataset.fromPhone !== "1")) return;
+      input.value = String(values[name]);
+      input.dataset.fromPhone = "1";
+      filled = true;
+    });
+    if (row.called) {
+      var caller = form.querySelector("input[name=caller][value='" + row.player_id + "']");
+      if (caller && !form.querySelector("input[name=caller]:checked")) caller.checked = true;
+    }
+    if (!filled || entry.classList.contains("from-phone")) return;
+    entry.classList.add("from-phone");
+    var mark = document.createElement("span");
+    mark.className = "phone-mark";
+    mark.textContent = app.phrase ? app.phrase("from_phone") : "";
+    var legend = entry.querySelector("legend");
+    if (legend) legend.insertBefore(mark, legend.querySelector("output"));
+  }
 })();

@@ -34,7 +34,7 @@ from app.security import (
     set_seat_cookie,
 )
 from app.web.forms import read_form, whole_number
-from app.web.render import error_page, keeper_headers, render
+from app.web.render import error_page, keeper_headers, render, templates
 from app.web.wording import card_words
 
 router = APIRouter(include_in_schema=False)
@@ -94,13 +94,14 @@ async def take_seat(request: Request, game_id: GameId, token: Token, games: Game
 
 
 @router.get("/g/{game_id}/mine", name="seat_page")
-def seat_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
-    """The player's own row of the round being played (htmx asks for the fragment after each save)."""
+def seat_page(request: Request, game_id: GameId, games: GamesDep, waiting: bool = False) -> Response:
+    """The player's own row of the round being played (htmx asks for the fragment after each save, and
+    for who is still to send, `waiting`, after each row sent)."""
     view = games.get(game_id)
     player = games.seat_of(game_id, seat_cookie_key(request, game_id))
     if player is None:
         return _no_seat(request, game_id)
-    return _seat_answer(request, view, player, games.draft(game_id))
+    return _seat_answer(request, view, player, games.draft(game_id), fragment="_seat_waiting.html" if waiting else None)
 
 
 @router.post("/g/{game_id}/mine", name="send_row_page")
@@ -159,6 +160,7 @@ def _seat_answer(
     errors: dict[str, str] | None = None,
     status: int = 200,
     sent: bool = False,
+    fragment: str | None = None,
 ) -> Response:
     state = view.state
     rows = {r.player_id: r for r in draft.rows}
@@ -190,4 +192,6 @@ def _seat_answer(
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
         "high": {"dutch": state.rules.deck_size, "blitz": state.rules.pile_size, "hand": scoring.HAND_RANGE[1]},
     }
+    if fragment is not None:  # only who is still to send
+        return templates.TemplateResponse(request, fragment, context, headers=keeper_headers())
     return render(request, "seat.html", context, fragment="_seat.html", status=status, headers=keeper_headers())

@@ -40,6 +40,7 @@ class EventStream:
         parts = urlsplit(url)
         self.versions: queue.Queue[int | str] = queue.Queue()
         self.starts: queue.Queue[tuple[dict[str, int], float]] = queue.Queue()  # (data, when it arrived)
+        self.drafts: queue.Queue[int] = queue.Queue()  # a row sent from a player's phone: its stamp
         self.ended_cleanly = threading.Event()
         self._sock = socket.create_connection((parts.hostname, parts.port), timeout=WAIT)
         self._sock.settimeout(None)
@@ -66,6 +67,8 @@ class EventStream:
                         event = line.split(":", 1)[1].strip()
                     elif line.startswith("data:") and event == "version":
                         self.versions.put(int(line.split(":", 1)[1]))
+                    elif line.startswith("data:") and event == "draft":
+                        self.drafts.put(int(line.split(":", 1)[1]))
                     elif line.startswith("data:") and event == "start":
                         self.starts.put((json.loads(line.split(":", 1)[1]), time.time() * 1000))
                     elif line == "0" and status_seen:
@@ -136,6 +139,21 @@ def test_broker_publish_from_another_thread_wakes_the_loop():
 
 def test_publish_without_a_bound_loop_is_harmless():
     Broker().publish("nobody-listens", 1)
+
+
+def test_broker_carries_a_row_sent_without_moving_the_version():
+    async def scenario():
+        broker = Broker()
+        broker.bind(asyncio.get_running_loop())
+        async with broker.subscribe("a") as sub:
+            broker.publish("a", 2)
+            assert await sub.wait(1) == 2
+            broker.publish("a", 2, draft=1_700_000_005_000)  # a row from a player's phone
+            assert await sub.wait(1) == 2 and sub.draft == 1_700_000_005_000
+            broker.deliver("a", 2, None, 1_700_000_004_000)  # an older one, heard late from another process
+            assert await sub.wait(0.05) is None and sub.draft == 1_700_000_005_000
+
+    asyncio.run(scenario())
 
 
 def test_broker_carries_a_rounds_start_beside_the_version():
@@ -222,6 +240,28 @@ def test_a_start_reaches_the_stream_with_the_servers_clock(server_database_url: 
             assert add_round(server.url, game_id, auth, players) == 3
             assert stream.next_version() == 3
             assert stream.starts.empty()  # a save is no start
+        finally:
+            stream.close()
+
+
+def _send_row(base: str, game_id: str, auth: dict[str, str], player_id: int) -> None:
+    row = {"round": 1, "dutch": 3, "blitz": 0}
+    response = httpx.put(f"{base}/api/v1/games/{game_id}/draft/{player_id}", json=row, headers=auth, timeout=WAIT)
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.server
+def test_a_row_sent_reaches_the_stream_as_a_draft_event(server_database_url: str, tmp_path: Path):
+    with running_server(server_database_url, tmp_path / "server.log") as server:
+        game_id, auth, players = create_game(server.url)
+        stream = EventStream(f"{server.url}/g/{game_id}/events")
+        try:
+            assert stream.status() == "status 200"
+            assert stream.next_version() == 1
+            before = time.time() * 1000
+            _send_row(server.url, game_id, auth, players[0])
+            assert stream.drafts.get(timeout=WAIT) >= before - 1000
+            assert stream.versions.empty()  # a draft moves no version
         finally:
             stream.close()
 
@@ -336,6 +376,14 @@ def test_a_start_on_one_process_reaches_a_stream_on_another(two_processes: TwoPr
     assert t.stream.next_version() == 2
     game = httpx.get(f"{t.two.url}/api/v1/games/{t.game_id}", timeout=WAIT).json()
     assert game["round_started_at"] == started["blitz_at"]
+
+
+@pytest.mark.server
+@postgres_only
+def test_a_row_sent_on_one_process_reaches_a_stream_on_another(two_processes: TwoProcesses):
+    t = two_processes
+    _send_row(t.one.url, t.game_id, t.auth, t.players[1])
+    assert t.stream.drafts.get(timeout=WAIT) > 0
 
 
 @pytest.mark.server

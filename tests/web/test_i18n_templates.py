@@ -302,7 +302,8 @@ def test_what_rounds_js_says_comes_from_the_keepers_page_in_its_language(client:
     page = html(client.get(f"/g/{game.id}/score"))
     own = json.loads(str(page.select_one('meta[name="offline-text"]')["content"]))
     app_js = json.loads(str(page.select_one('meta[name="js-text"]')["content"]))
-    used = set(re.findall(r'phrase\("(\w+)"', (ROOT / "static" / "rounds.js").read_text(encoding="utf-8")))
+    keepers = "".join((ROOT / "static" / name).read_text(encoding="utf-8") for name in ("rounds.js", "entry.js"))
+    used = set(re.findall(r'phrase\("(\w+)"', keepers))
     assert {"round_n", "waiting_count", "hands_line", "sent_one", "sent_few", "sent_many", "sent_other"} <= used
     assert set(own) == used - set(app_js)  # every word of its own is on the page, and no other
     assert all(text.startswith(OPEN) and text.endswith(CLOSE) for text in own.values()), own

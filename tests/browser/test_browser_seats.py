@@ -1,0 +1,69 @@
+"""Every player enters their own row, in the browser at phone size: four players, each on their own phone (a
+browser context of its own), open the seat link, tap their name and send their row; the rows fill in the
+scorekeeper's form live, marked as theirs; the scorekeeper corrects one before saving and saves with one
+tap; each phone moves on to the next round, and a row sent for the round saved meanwhile is refused."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import Phones, Server, api_game, blitz, dutch, save_round
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Ana", "Ben", "Cy", "Dee"]
+
+
+def take_seat(phones: Phones, link: str, name: str) -> Page:
+    phone = phones.page()
+    phone.goto(link)
+    phone.get_by_role("button", name=name, exact=True).click()
+    expect(phone.locator("#seat h1")).to_contain_text(name)
+    expect(phone.locator("#live[sse-connect] #seat")).to_have_count(1)
+    return phone
+
+
+def send_row(phone: Page, dutch_cards: int, blitz_cards: int) -> None:
+    phone.locator("#seat-dutch").fill(str(dutch_cards))
+    phone.locator("#seat-blitz").fill(str(blitz_cards))
+    phone.locator("form.seat-form button[type=submit]").click()
+    expect(phone.locator(".seat-sent")).to_be_visible()
+
+
+def test_four_phones_send_their_rows_and_the_keeper_saves_with_one_tap(phones: Phones, server: Server):
+    game = api_game(server, NAMES)
+    keeper = phones.page()
+    keeper.goto(game.edit_url)
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper.goto(keeper.url.split("#")[0].split("?")[0] + "?seats=1#seats")
+    link = keeper.locator("#seat-link").input_value()
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    seats = {name: take_seat(phones, link, name) for name in NAMES}
+    rows = {"Ana": (12, 0), "Ben": (9, 4), "Cy": (7, 6), "Dee": (3, 8)}
+    for name, (d, b) in rows.items():
+        send_row(seats[name], d, b)
+    # Live in the keeper's form, each row marked as the player's own.
+    for name, (d, b) in rows.items():
+        expect(dutch(keeper, name)).to_have_value(str(d))
+        expect(blitz(keeper, name)).to_have_value(str(b))
+    expect(keeper.locator("#round-entry fieldset.from-phone")).to_have_count(4)
+    expect(seats["Ana"].locator(".seat-waiting")).to_have_count(0)  # everyone has sent (after Ana's refresh)
+    # The keeper corrects Dee's Dutch count, then one tap saves the round.
+    dutch(keeper, "Dee").fill("4")
+    save_round(keeper, 1)
+    read = game.read()
+    assert [(s["dutch"], s["blitz"]) for s in read["rounds"][0]["scores"]] == [(12, 0), (9, 4), (7, 6), (4, 8)]
+    # Every phone moves on to round 2, its row empty.
+    for phone in seats.values():
+        expect(phone.locator("#seat h2").first).to_have_text("Round 2")
+        expect(phone.locator("#seat-dutch")).to_have_value("")
+    # A row sent for round 1 after the save (a phone that missed it): 409, nothing written.
+    late = httpx.put(
+        f"{server.url}/api/v1/games/{game.id}/draft/{game.player_ids[0]}",
+        json={"round": 1, "dutch": 1, "blitz": 0},
+        headers={"Authorization": f"Bearer {game.body['edit_key']}"},
+    )
+    assert late.status_code == 409
+    assert httpx.get(f"{server.url}/api/v1/games/{game.id}/draft").json()["rows"] == []
