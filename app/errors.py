@@ -71,14 +71,16 @@ class CantRevert(GameError):
     status, slug, title = 409, "cant-revert", N_("The change can't be reverted")
 
 
-class SeatLinkRefused(GameError):
-    """A seat link that is not this game's, or no longer (a new edit key ends it: app.games.seats)."""
+class SeatLinkRefused(KeyWrong):
+    """A seat link that is not this game's, or no longer (a new edit key ends it: app.games.seats); counted as
+    a wrong key, as every refused key is (a 429 after too many)."""
 
     status, slug, title = 403, "seat-link-refused", N_("Seat link not valid")
 
 
-class SeatKeyWrong(GameError):
-    """A seat key fills in its own player's row of the round being played, and does nothing else."""
+class SeatKeyWrong(KeyWrong):
+    """A seat key fills in its own player's row of the round being played, and does nothing else; counted
+    as a wrong key."""
 
     status, slug, title = 403, "seat-key-wrong", N_("Wrong seat key")
 

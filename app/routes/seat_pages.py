@@ -20,6 +20,7 @@ from app.errors import GameIsOver, InvalidInput, RoundSavedMeanwhile, SeatKeyWro
 from app.games.seatlink import seat_link_token
 from app.games.seats import Draft, RowIn
 from app.games.views import GameView
+from app.http.ratelimit import wrong_key_wait
 from app.i18n import _, join_names, problem_text
 from app.models import Player
 from app.routes.deps import GameId, Games, GamesDep
@@ -34,7 +35,7 @@ from app.security import (
     set_seat_cookie,
 )
 from app.web.forms import read_form, whole_number
-from app.web.render import error_page, keeper_headers, render, templates
+from app.web.render import error_page, keeper_headers, render, templates, too_many_page
 from app.web.wording import card_words
 
 router = APIRouter(include_in_schema=False)
@@ -43,6 +44,8 @@ Token = Annotated[str, Path(min_length=1, max_length=100)]
 
 
 def _link_refused(request: Request) -> Response:
+    if wait := wrong_key_wait(request):  # counted as a wrong key, as a handover link's refusal is
+        return too_many_page(request, wait)
     detail = _("This is not this game's seat link, or no longer: ask the scorekeeper for it.")
     response = error_page(request, 403, detail)
     response.headers.update(keeper_headers())
