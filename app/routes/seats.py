@@ -22,7 +22,7 @@ from app.routes.deps import BearerDep, GameId, GamesDep, PlayerId, RowBearerDep,
 from app.schemas import DraftRowIn, SeatClaim
 
 router = APIRouter(
-    prefix="/api/v1", tags=["seats"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
+    prefix="/api/v1", tags=["games"], route_class=StrictJsonRoute, generate_unique_id_function=operation_id
 )
 
 

@@ -53,6 +53,9 @@ def test_names_tapped_without_enter_make_the_game_as_typed(phones: Phones, serve
     page.get_by_role("button", name="+ Add player").tap()
     expect(page.get_by_label("Player 3", exact=True)).to_be_focused()
     page.keyboard.type("Cy")
+    # The tap may have been the form's plain post (the scripts not yet run on a slow machine): the page it
+    # drew runs its scripts before Enter, or Enter would be a plain post too.
+    page.wait_for_load_state("domcontentloaded")
     # Enter on the last name now copies a row the server drew with its ✕: the copy's ✕ names its own row.
     page.keyboard.press("Enter")
     expect(page.get_by_label("Player 4", exact=True)).to_be_focused()

@@ -96,7 +96,9 @@ def test_the_notifier_keeps_only_the_latest_version_of_a_game_waiting():
     notifier.send("a", 5)
     notifier.send("a", 4)  # older than what waits: dropped
     notifier.send("b", 1)
-    assert notifier._pending == {"a": (5, 111), "b": (1, None)}
+    notifier.send("b", 1, None, 222)  # a row sent (no version moved): kept beside the version
+    notifier.send("b", 1, None, 200)  # an older row's: the newest stamp stays
+    assert notifier._pending == {"a": (5, 111, None), "b": (1, None, 222)}
 
 
 @postgres_only
