@@ -37,7 +37,7 @@ from app.errors import (
 )
 from app.games.seatlink import seat_link_token
 from app.games.views import GameView, rule_players
-from app.games.writes import check_key
+from app.games.writes import check_key, check_version
 from app.i18n import _
 from app.models import DraftRow, Player, Seat, utcnow
 from app.rules import scoring
@@ -146,13 +146,19 @@ def free_seat(games: Games, game_id: str, player_id: int, credential: Credential
     write_transaction(session, work)
 
 
-def send_row(games: Games, game_id: str, player_id: int, credential: Credential, row: RowIn) -> Draft:
+def send_row(
+    games: Games, game_id: str, player_id: int, credential: Credential, row: RowIn, if_match: str | None = None
+) -> Draft:
     """The player's row of the round being played, from their seat (its key) or the scorekeeper (the edit
-    key); checked field by field; the draft as it now stands."""
+    key); checked field by field; the draft as it now stands. `if_match`: the game's version the sender
+    saw (412 when the game changed since; the row's `round_number` alone says whether its round is open)."""
     session, writer = games.session, games.writer
 
     def work() -> Draft:
         game = writer.locked(game_id)
+        view = writer.before(game)
+        if view.state.over:  # its seats closed with it: said before any key is judged
+            raise GameIsOver(_("The game is over: there is no round to enter any more."))
         by_seat = not key_matches(credential.key, game.edit_key_hash)
         if by_seat:
             seat = session.get(Seat, player_id)
@@ -162,9 +168,7 @@ def send_row(games: Games, game_id: str, player_id: int, credential: Credential,
                 raise SeatKeyWrong(
                     _("That key doesn't hold this player's seat: it fills in its own player's row only.")
                 )
-        view = writer.before(game)
-        if view.state.over:
-            raise GameIsOver(_("The game is over: there is no round to enter any more."))
+        check_version(game, if_match)
         number = len(view.round_ids) + 1
         if row.round_number != number:
             raise RoundSavedMeanwhile(

@@ -360,8 +360,10 @@ class Games:
     def free_seat(self, game_id: str, player_id: int, credential: Credential) -> None:
         seats.free_seat(self, game_id, player_id, credential)
 
-    def send_row(self, game_id: str, player_id: int, credential: Credential, row: seats.RowIn) -> seats.Draft:
-        return seats.send_row(self, game_id, player_id, credential, row)
+    def send_row(
+        self, game_id: str, player_id: int, credential: Credential, row: seats.RowIn, if_match: str | None = None
+    ) -> seats.Draft:
+        return seats.send_row(self, game_id, player_id, credential, row, if_match)
 
     def taken_seats(self, game_id: str) -> list[int]:
         return seats.taken_seats(self, game_id)

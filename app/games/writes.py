@@ -46,7 +46,7 @@ from app.idempotency import (
     restore,
 )
 from app.live import Broker
-from app.models import Game, Round, RoundScore, utcnow
+from app.models import DraftRow, Game, Round, RoundScore, Seat, utcnow
 from app.preconditions import etag_matches
 from app.rules import scoring
 from app.rules.scoring import Played
@@ -74,6 +74,9 @@ CALLER_FIELD = {scoring.Kind.LOWEST: "caller", scoring.Kind.LIVES: "knocker"}
 LOCK_GAME = (  # built once; read afresh even when the session read the game earlier in the request
     select(Game).where(Game.id == bindparam("game_id")).with_for_update().execution_options(populate_existing=True)
 )
+
+# What a game that finishes takes with it: its players' seats and the round's draft (app.games.seats).
+CLOSED_WITH_THE_GAME = (Seat.__table__, DraftRow.__table__)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +248,9 @@ class GameWriter:
             record_results(session, game, before.players, view)  # a table's standings (app.games.results)
             if view.state.over and game.round_started_at is not None:
                 game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
+            if view.state.over and not before.state.over:  # a game that finishes closes its seats (app.games.seats)
+                for table in CLOSED_WITH_THE_GAME:
+                    session.connection().execute(table.delete().where(table.c.game_id == game_id))
             self._update_game(game, loaded)
             moved = game.round_started_at is not None and game.round_started_at != started
             added = played[-1][0] if created and played and played[-1][0] not in before.round_ids else None  # a round

@@ -18,7 +18,7 @@ from app.http.jsonanswer import JSONAnswer
 from app.http.jsonbody import StrictJsonRoute
 from app.http.problems import problem_responses
 from app.paths import seat_link_path
-from app.routes.deps import BearerDep, GameId, GamesDep, PlayerId, RowBearerDep, operation_id
+from app.routes.deps import BearerDep, GameId, GamesDep, IfMatch, PlayerId, RowBearerDep, operation_id
 from app.schemas import DraftRowIn, SeatClaim
 
 router = APIRouter(
@@ -91,20 +91,26 @@ def free_seat(game_id: GameId, player_id: PlayerId, games: GamesDep, credential:
 @router.put(
     "/games/{game_id}/draft/{player_id}",
     response_model=DraftPublic,
-    responses=problem_responses(401, 403, 404, 409, 410, 413, 422, 429),
+    responses=problem_responses(401, 403, 404, 409, 410, 412, 413, 422, 429),
     summary="Send a player's row of the round being played",
     description="From the player's seat (`Authorization: Bearer <seat key>`) or the scorekeeper (the edit key): "
     "the row's counts for the game's kind (`cards`: `dutch` and `blitz`; `lowest` and `lives`: `hand` and "
     "`called`), checked field by field as the round form checks them (422 beside the field); the round's own "
     "checks wait for the save. A row sent again replaces the player's earlier one. `round` must be the round "
-    "being played: 409 (`round-saved`) once it was saved, never written over it. Not a round: no total, "
+    "being played: 409 (`round-saved`) once it was saved, never written over it; with `If-Match`, 412 when the "
+    "game changed since that version. Not a round: no total, "
     "version or history moves. Answers the draft as it now stands.",
 )
 def send_row(
-    game_id: GameId, player_id: PlayerId, data: DraftRowIn, games: GamesDep, credential: RowBearerDep
+    game_id: GameId,
+    player_id: PlayerId,
+    data: DraftRowIn,
+    games: GamesDep,
+    credential: RowBearerDep,
+    if_match: IfMatch = None,
 ) -> JSONAnswer:
     row = RowIn(data.round, data.dutch, data.blitz, data.hand, data.called)
-    return JSONAnswer(draft_body(games.send_row(game_id, player_id, credential, row)))
+    return JSONAnswer(draft_body(games.send_row(game_id, player_id, credential, row, if_match)))
 
 
 @router.get(

@@ -66,6 +66,18 @@ def test_each_player_sends_their_own_row_and_the_keeper_saves_the_round(make_gam
     assert game.client.get(game_url(game.id, "/draft")).json()["rows"] == []
 
 
+def test_a_row_with_a_stale_if_match_is_refused(make_game):
+    game = make_game(players=NAMES)
+    key = take(game, 0).json()["seat_key"]
+    version = game.get()["version"]
+    url = game_url(game.id, f"/draft/{game.player_ids[0]}")
+    body = {"round": 1, "dutch": 3, "blitz": 0}
+    stale = {"Authorization": f"Bearer {key}", "If-Match": f'"{version - 1}"'}
+    assert_problem(game.client.put(url, json=body, headers=stale), 412)
+    fresh = {"Authorization": f"Bearer {key}", "If-Match": f'"{version}"'}
+    assert game.client.put(url, json=body, headers=fresh).status_code == 200
+
+
 def test_a_seat_key_sends_its_own_row_and_nothing_else(make_game):
     game = make_game(players=NAMES)
     key = take(game, 0).json()["seat_key"]
@@ -134,6 +146,7 @@ def test_a_finished_game_takes_no_seat_and_no_row(make_game):
     link = seats(game)["link_key"]
     key = take(game, 0, link).json()["seat_key"]
     assert game.add_round([(12, 0), (2, 4), (1, 6)]).status_code == 201
+    assert not any(s["taken"] for s in seats(game)["seats"])  # the finished game closed its seats
     assert_problem(take(game, 1, link), 409)
     assert_problem(send(game, 0, key, {"round": 2, "dutch": 3, "blitz": 0}), 409)
 
