@@ -9,6 +9,7 @@ rounds); the highest total wins, and a tie for it plays another round (or is sha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from app.rules.base import (
@@ -125,3 +126,28 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
     top = max((totals[p.id] for p in players if p.sits_in(len(scored_rounds) + 1)), default=0)
     ends = top >= rules.target if by_target else len(scored_rounds) >= rules.rounds
     return by_totals(players, rules, scored_rounds, totals, lowest=False, ends=ends, to_target=by_target)
+
+
+# --- the piles check the count ---------------------------------------------------------------------
+# Every centre pile runs up from its first card (1, 2, 3...), so the cards on a pile are its top card's
+# value, and the tops of all piles together are the sum of every player's centre count.
+
+PILE_TOP = {"nerts": 13}  # a pile's highest card: Nerts' foundations run A (1) to K (13); the others' 1 to 10
+
+
+def pile_top(preset: str) -> int:
+    return PILE_TOP.get(preset, 10)
+
+
+def piles_typed(typed: str, top: int) -> tuple[int | None, str | None]:
+    """The cards on the centre piles from what was typed, and why not when it can't be read: one number is
+    their total; several (spaces, commas or +) are each pile's top card, from 1 to `top`."""
+    parts = [part for part in re.split(r"[\s,;+]+", typed.strip()) if part]
+    if not parts or not all(part.isdigit() and len(part) <= 5 for part in parts):
+        return None, "piles_unreadable"
+    numbers = [int(part) for part in parts]
+    if len(numbers) == 1:
+        return numbers[0], None
+    if not all(1 <= n <= top for n in numbers):
+        return None, "pile_top_range"
+    return sum(numbers), None

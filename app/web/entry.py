@@ -17,7 +17,7 @@ from app.errors import GameError, InvalidInput
 from app.games.views import GameView, rule_players
 from app.i18n import N_, _, problem_text
 from app.models import DraftRow, Player
-from app.rules import scoring
+from app.rules import cards, scoring
 from app.rules.presets import BLITZ_WORDS
 from app.rules.timing import EARLIEST_YEAR, LATEST_YEAR, MAX_ROUND_SECONDS
 from app.schemas import RoundIn, ScoreIn
@@ -194,9 +194,37 @@ def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
             scores.append(
                 ScoreIn(player_id=player.id, dutch=_bounded(counts["dutch"]), blitz=_bounded(counts["blitz"]))
             )
+    if (typed := form.get("piles", "").strip()[:100]) and not state.errors:
+        _check_piles(state, view, typed, scores, anyway=form.get("piles_anyway") == "1")
     if state.errors:
         raise RoundFormInvalid()
     return RoundIn(scores=scores, **kept_time(form))
+
+
+PILE_MESSAGES = {
+    "piles_unreadable": N_("Type the top card of each centre pile (10 7 5 …), or their sum."),
+    "pile_top_range": N_("A pile's top card is between 1 and {top}."),
+}
+
+
+def _check_piles(state: RoundForm, view: GameView, typed: str, scores: list[ScoreIn], *, anyway: bool) -> None:
+    """ "Check the piles": the cards on the centre piles against the sum of the rows' centre counts. A
+    difference is said beside the field before anything is saved; "Save anyway" (`anyway`) saves the round
+    as typed (the house decides)."""
+    state.values["piles"] = typed
+    top = cards.pile_top(view.rules.preset)
+    piles, problem = cards.piles_typed(typed, top)
+    if problem is not None:
+        state.errors["piles"] = [_(PILE_MESSAGES[problem]).format(top=top)]
+        return
+    rows = sum(s.dutch or 0 for s in scores)
+    if piles != rows and not anyway:
+        state.values["piles_differ"] = "1"
+        state.errors["piles"] = [
+            _("The piles hold {piles} cards; the rows say {rows}. Correct a row, or save anyway.").format(
+                piles=piles, rows=rows
+            )
+        ]
 
 
 def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:

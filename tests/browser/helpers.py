@@ -217,7 +217,7 @@ def fill_round(page: Page, names: list[str], counts: list[tuple[int, int]]) -> N
 
 def save_round(page: Page, rounds_after: int) -> None:
     """Press "Save round" (or "Save correction") and wait until htmx has swapped in the saved game."""
-    page.locator("#round-entry button[type=submit]").click()
+    page.locator("#round-entry .actions button.primary[type=submit]").click()
     expect(page.locator(".round-count")).to_have_text(f"· after round {rounds_after}")
 
 

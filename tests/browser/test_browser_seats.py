@@ -67,3 +67,22 @@ def test_four_phones_send_their_rows_and_the_keeper_saves_with_one_tap(phones: P
     )
     assert late.status_code == 409
     assert httpx.get(f"{server.url}/api/v1/games/{game.id}/draft").json()["rows"] == []
+
+
+def test_the_piles_catch_a_miscount_before_the_round_is_saved(phones: Phones, server: Server):
+    game = api_game(server, NAMES[:3])
+    keeper = phones.page()
+    keeper.goto(game.edit_url)
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    for name, (d, b) in {"Ana": (12, 0), "Ben": (9, 4), "Cy": (7, 6)}.items():
+        dutch(keeper, name).fill(str(d))
+        blitz(keeper, name).fill(str(b))
+    keeper.get_by_text("Check the piles").click()
+    keeper.get_by_label("The top card of each centre pile, or their sum").fill("10 10 10")
+    keeper.locator("#round-entry .actions button.primary[type=submit]").click()
+    expect(keeper.locator("#piles-error")).to_contain_text("The piles hold 30 cards; the rows say 28")
+    assert game.read()["rounds"] == []
+    expect(dutch(keeper, "Ana")).to_have_value("12")  # what was typed stays
+    dutch(keeper, "Ana").fill("14")  # the row that was miscounted
+    save_round(keeper, 1)
+    assert [s["dutch"] for s in game.read()["rounds"][0]["scores"]] == [14, 9, 7]
