@@ -39,13 +39,15 @@ def test_a_player_takes_their_seat_and_sends_their_row(app, make_game):
     assert cookie.has_nonstandard_attr("HttpOnly")
     page = html(phone.get(f"/g/{game.id}/mine"))
     assert page.select_one("#seat h1 bdi").text == "Ben" and text_of(page.select_one("#seat h1")).endswith("row")
-    assert [i["name"] for i in page.select("form.seat-form input.num")] == ["dutch", "blitz"]
+    assert [i["name"] for i in page.select("form.seat-form input.num")] == ["dutch"]
+    assert [i["value"] for i in page.select("form.seat-form input[name=blitz]")] == [str(n) for n in range(11)]
     answer = send(phone, game, dutch="9", blitz="4")
     assert answer.status_code == 200, answer.text
     page = html(answer)
     assert page.select_one(".seat-sent") is not None
     assert "Ana and Cy" in text_of(page.select_one(".seat-waiting"))
     assert page.select_one("#seat-dutch")["value"] == "9"
+    assert page.select_one("input[name=blitz][checked]")["value"] == "4"
     rows = game.client.get(game_url(game.id, "/draft")).json()["rows"]
     assert [(r["player_id"], r["dutch"], r["blitz"], r["by_seat"]) for r in rows] == [(game.player_ids[1], 9, 4, True)]
     # Taken: the link's page marks Ben, and another phone can't take him.
