@@ -1,5 +1,5 @@
 """axe-core on the pages people use, in each language: no serious or critical violation on the start
-page, the scorekeeper's page, the view page, the TV and a table's page, in English, Russian and German (and in English in the dark colours).
+page, the scorekeeper's page, the view page, the TV, a table's page and a player's own seat page, in English, Russian and German (and in English in the dark colours).
 
 axe-core is vendored for these tests only (tests/browser/vendor/, pinned from the npm registry with its
 version in the file name and its LICENSE beside it); the app never serves it. It is put into the page
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1.min.js"
 LANGUAGES = ["en", "ru", "de"]
-PAGES = ["start", "keeper", "view", "tv", "table"]
+PAGES = ["start", "keeper", "view", "tv", "table", "seat"]
 TV = {"viewport": {"width": 1280, "height": 800}, "is_mobile": False, "has_touch": False, "device_scale_factor": 1}
 
 # The violations that matter here, each with where (up to 3 elements) and why, in a line a failure shows.
@@ -60,7 +60,12 @@ def games(server: Server) -> dict[str, Any]:
         finished.add_round(counts)
     playing = game(["Ana", "Ben", "Cy"])
     playing.add_round([(12, 0), (9, 3), (5, 6)])
-    return {"table": table, "finished": finished, "playing": playing}
+    # Ana's own phone (a seat of the game in progress): its key goes into the seat page's cookie.
+    keeper = {"Authorization": f"Bearer {playing.body['edit_key']}"}
+    link = httpx.get(f"{server.url}/api/v1/games/{playing.id}/seats", headers=keeper).json()["link_key"]
+    seat = httpx.post(f"{server.url}/api/v1/games/{playing.id}/seats/{playing.player_ids[0]}", json={"link": link})
+    seat.raise_for_status()
+    return {"table": table, "finished": finished, "playing": playing, "seat_key": seat.json()["seat_key"]}
 
 
 def open_page(phones: Phones, server: Server, games: dict[str, Any], which: str, lang: str) -> Page:
@@ -71,6 +76,11 @@ def open_page(phones: Phones, server: Server, games: dict[str, Any], which: str,
     if which == "keeper":
         page.goto(games["playing"].edit_url)  # the edit link: its key into this browser's cookie
         expect(page.locator("#round-entry")).to_be_visible()
+    elif which == "seat":
+        playing: ApiGame = games["playing"]
+        context.add_cookies([{"name": f"bb_seat_{playing.id}", "value": games["seat_key"], "url": server.url}])
+        page.goto(f"/g/{playing.id}/mine")
+        expect(page.locator("#seat")).to_be_visible()
     else:
         page.goto(
             {
