@@ -656,19 +656,7 @@ def test_the_leavers_migration_adds_a_column_every_player_starts_without_and_und
     engine = own_engine
     downgrade(engine, "0008")
     assert "left_after_round_id" not in columns(engine, "player")
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points,"
-                " tie_break, created_at, updated_at) VALUES ('old', '', 1, :hash, 75, 1, -2, 'play_on', :now, :now)"
-            ),
-            {"hash": "0" * 64, "now": datetime(2026, 1, 1, tzinfo=UTC)},
-        )
-        for seat, name in enumerate(("Ana", "Ben")):
-            connection.execute(
-                text("INSERT INTO player (game_id, seat, name, starting_score) VALUES ('old', :seat, :name, 0)"),
-                {"seat": seat, "name": name},
-            )
+    _an_old_game_of_two(engine)
     upgrade(engine)
     assert at_head(engine)
     assert schema_diff(engine, SQLModel.metadata) == []
@@ -690,19 +678,7 @@ def test_the_latecomers_migration_adds_a_column_every_player_starts_without_and_
     engine = own_engine
     downgrade(engine, "0009")
     assert "joined_after_round_id" not in columns(engine, "player")
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points,"
-                " tie_break, created_at, updated_at) VALUES ('old', '', 1, :hash, 75, 1, -2, 'play_on', :now, :now)"
-            ),
-            {"hash": "0" * 64, "now": datetime(2026, 1, 1, tzinfo=UTC)},
-        )
-        for seat, name in enumerate(("Ana", "Ben")):
-            connection.execute(
-                text("INSERT INTO player (game_id, seat, name, starting_score) VALUES ('old', :seat, :name, 0)"),
-                {"seat": seat, "name": name},
-            )
+    _an_old_game_of_two(engine)
     upgrade(engine)
     assert at_head(engine)
     assert schema_diff(engine, SQLModel.metadata) == []
@@ -732,3 +708,20 @@ def test_the_seats_migration_adds_two_tables_and_undoes_cleanly(own_engine: Engi
     assert not {"seat", "draft_row"} & set(inspect(engine).get_table_names())
     upgrade(engine)
     assert at_head(engine)
+
+
+def _an_old_game_of_two(engine: Engine) -> None:
+    """A game of Ana and Ben, written as a release before the players' later columns wrote it."""
+    with engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO game (id, name, version, edit_key_hash, target, dutch_points, blitz_points,"
+                " tie_break, created_at, updated_at) VALUES ('old', '', 1, :hash, 75, 1, -2, 'play_on', :now, :now)"
+            ),
+            {"hash": "0" * 64, "now": datetime(2026, 1, 1, tzinfo=UTC)},
+        )
+        for seat, name in enumerate(("Ana", "Ben")):
+            connection.execute(
+                text("INSERT INTO player (game_id, seat, name, starting_score) VALUES ('old', :seat, :name, 0)"),
+                {"seat": seat, "name": name},
+            )
