@@ -34,7 +34,7 @@ def seat_link_path(game_id: str, token: str) -> str:
 
 # The pages and links of a game's keeper, a player's seat link and seat page, and a table's edit link: never compressed (a secret beside
 # names others chose leaks through the compressed size).
-KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/|take/|seat/|mine)|^/t/[^/]+/edit/")
+KEEPER_PATH = re.compile(r"^/g/[^/]+/(score|edit/|take/|seat/|mine)|^/t/[^/]+/edit/|^/api/v1/games/[^/]+/seats")
 
 # A table's page, and the start page's form for a game at a table, carry the table's CSRF token (and,
 # with ?share=1, its edit link) when the browser holds the table's key cookie (app.security).

@@ -18,6 +18,7 @@
   function clampInput(input, value) {
     var min = Number(input.dataset.min || 0), max = Number(input.dataset.max || 99);
     input.value = String(Math.max(min, Math.min(max, value)));
+    delete input.dataset.fromPhone;  // set by the keeper (− +, a chip): a later row from the phone leaves it
     input.dispatchEvent(new Event("input", { bubbles: true }));
   }
 

@@ -201,7 +201,7 @@ def _game(
         elif (
             player.joined_after is not None
             and player.left_after is not None
-            and player.left_after <= player.joined_after
+            and player.left_after < player.joined_after  # equal: they left having sat in no round
         ):
             findings.add(
                 f"{at}players[{seat}].left_after_round",

@@ -151,6 +151,17 @@ def why_not(change: Change, view: GameView) -> str | None:
             view, view.round_ids.index(change.round_id) + 1
         ) == _entry(change.old):
             return _("Round {number} is back already.").format(number=number)
+        played = {score.get("player_id") for score in (change.old or {}).get("scores", [])}
+        came = [
+            p.name
+            for p in view.players
+            if p.joined_after_round_id is not None and p.joined_after_round_id < (change.round_id or 0)
+            and p.id not in played
+        ]  # fmt: skip
+        if came:  # a latecomer who came since: the round as it was has no row of theirs
+            return _(
+                "{name} came after round {number} was deleted: enter it again as a new round if it counts."
+            ).format(name=came[0], number=number)
         if (change.old or {}).get("last") and any(rid >= (change.round_id or 0) for rid in view.round_ids):
             return _(
                 "Round {number} was the last round and the table has played on since: "
@@ -217,7 +228,9 @@ def came_and_played(change: Change, view: GameView) -> str | None:
         name = (change.old or {}).get("name", "")
         return _("{name} was taken out of the game: add them again if they play after all.").format(name=name)
     player = next((p for p in view.players if p.id == change.new.get("player_id")), None)
-    if player is None:
+    # The player it logged: SQLite may give a taken-out latecomer's id to the next one, who is someone else.
+    logged = (change.new.get("joined_after_round_id"), change.new.get("name"))
+    if player is None or (player.joined_after_round_id, player.name) != logged:
         return _("That player is no longer in the game: there is nothing to revert.")
     if any(rid > (player.joined_after_round_id or 0) for rid in view.round_ids):
         return _("{name} has played since they came: mark them as having left instead.").format(name=player.name)

@@ -26,7 +26,8 @@ table's own rename (app.tables.usecases.Tables.rename_person).
 A rename to the name the player has changes nothing: no version, no log, nobody told (`Unchanged`).
 
 A latecomer (`add_player`) takes the next seat and sits in every round after the game's last one when they
-came (`player.joined_after_round_id`; None when no round was played yet: a player from the start). Their
+came (`player.joined_after_round_id`; 0 when no round was played yet, so they sit in every round and, in 31,
+come with the lives given). Their
 starting score is the keeper's choice, by default last place's total (`scoring.latecomer_start`): the lowest total of
 those still in (Dutch, lowest wins: the highest; 31: the fewest lives, at least one), so joining never puts
 anyone who played all along behind a newcomer, and the table can give more. In 31 the keeper gives lives
@@ -158,7 +159,7 @@ def add_player(
             person = _person_called(session, view.game.table_id, new, code="not_on_roster_join")
             new, person_id = person.name, person.id
         start = _checked_start(view, new, starting_score, lives)
-        mark = view.round_ids[-1] if view.round_ids else None
+        mark = view.round_ids[-1] if view.round_ids else 0  # 0: before any round (their start counts as given)
         seat = max((p.seat for p in view.players), default=-1) + 1
         row = {"game_id": view.game.id, "seat": seat, "name": new, "starting_score": start, "person_id": person_id}
         row |= {"left_after_round_id": None, "joined_after_round_id": mark}

@@ -177,6 +177,9 @@ def send_row(
                 )
             )
         player = _playing(view, player_id)
+        if row.called and view.rules.kind == scoring.Kind.CARDS:  # nobody calls in the card games' rows
+            params = {"name": player.name, "field": "called"}
+            raise InvalidInput([scoring.Problem("not_in_kind", field="called", player_id=player_id, params=params)])
         seat = next(p for p in rule_players(view.players, view.round_ids) if p.id == player_id)
         score = scoring.Score(player_id, row.dutch, row.blitz, row.hand, row.called)
         if problems := scoring.check_row(seat, score, view.rules):

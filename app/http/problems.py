@@ -102,7 +102,7 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
         return problem_.field
     if problem_.index is not None:
         return f"{items}[{problem_.index}].{problem_.field}"
-    if problem_.field in ("players", "name", "left", "starting_score"):
+    if problem_.field in ("players", "name", "left", "starting_score", "called"):
         return problem_.field
     return items
 

@@ -134,7 +134,8 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
     try:
         draft = await run_in_threadpool(games.send_row, game_id, player.id, credential, row)
     except InvalidInput as error:
-        errors = {p.field or "form": problem_text(p) for p in error.problems}
+        shown = {"dutch", "blitz"} if view.rules.kind == scoring.Kind.CARDS else {"hand"}
+        errors = {(p.field if p.field in shown else "form"): problem_text(p) for p in error.problems}
         return _seat_answer(request, view, player, games.draft(game_id), typed, errors, 422)
     except (RoundSavedMeanwhile, GameIsOver, SeatKeyWrong) as error:
         fresh = games.get(game_id)

@@ -122,8 +122,9 @@ def build_chart(players: list[Player], state: GameState, size: Size = PHONE, tar
     # latecomer's line starts where they came (None before: no point), at their starting total.
     came = {s.player.id: s.player.joined_after or 0 for s in state.standings}
     series: dict[int, list[int | None]] = {p.id: [None] * came.get(p.id, 0) for p in players}
+    latecomers = {s.player.id for s in state.standings if s.player.joined_after is not None}
     for p in players:
-        late = came.get(p.id, 0) > 0
+        late = p.id in latecomers
         start = (max(1, rules.lives + p.starting_score) if late else rules.lives) if lives else p.starting_score
         series[p.id].append(start)
     for round_ in state.rounds:

@@ -559,7 +559,7 @@ def test_a_game_with_a_latecomer_round_trips_and_its_replay_answers_the_same(cli
 
 @pytest.mark.parametrize(
     ("joined", "left", "field"),
-    [(2, None, "joined_after_round"), (1, 1, "left_after_round"), (0, None, "rounds")],
+    [(2, None, "joined_after_round"), (1, 0, "left_after_round"), (0, None, "rounds")],
 )
 def test_a_latecomer_the_rounds_contradict_is_refused(client: TestClient, make_game, joined, left, field):
     # After more rounds than the game has; gone before they came; or (joined 0) missing from round 1.
@@ -571,6 +571,18 @@ def test_a_latecomer_the_rounds_contradict_is_refused(client: TestClient, make_g
         document["players"][3]["left_after_round"] = left
     body = assert_problem(import_(client, "games", json.dumps(document).encode()), 422)
     assert any(field in e["field"] for e in body["errors"]), body
+
+
+def test_a_latecomer_who_left_before_playing_round_trips(client: TestClient, make_game):
+    # Dee came after round 1 and left before round 2: she sat in no round, and her game still imports.
+    game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}, {"name": "Cy"}], rules={"target": 1000})
+    assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
+    dee = client.post(f"{API}/games/{game.id}/players", json={"name": "Dee"}, headers=game.auth).json()["players"][3]
+    left = client.patch(f"{API}/games/{game.id}/players/{dee['id']}", json={"left": True}, headers=game.auth)
+    assert left.status_code == 200, left.text
+    imported = import_(client, "games", export(client, "games", game.id))
+    assert imported.status_code == 201, imported.text
+    assert as_seats(client.get(f"{API}/games/{imported.json()['id']}").json()) == as_seats(game.get())
 
 
 def test_a_leaver_after_more_rounds_than_the_game_has_is_refused(client: TestClient, make_game):

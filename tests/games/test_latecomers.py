@@ -78,7 +78,7 @@ def test_a_player_added_before_the_first_round_plays_from_the_start(make_game):
     assert [(p["starting_score"], p["joined_after_round"]) for p in body["players"]] == [
         (5, None),
         (8, None),
-        (5, None),
+        (5, 0),  # came before any round: after 0 rounds
     ]
     assert everyone(game, [(3, 0), (2, 4), (1, 6)]).status_code == 201
 
@@ -216,3 +216,39 @@ def test_a_starting_score_and_lives_are_json_integers(make_game, value):
     game = make_game(players=NAMES)
     assert_problem(join(game, {"name": "Dee", "starting_score": value}), 422)
     assert len(game.get()["players"]) == 3
+
+
+def test_in_thirty_one_a_player_added_before_the_first_round_comes_with_the_lives_given(make_game):
+    game = make_game(players=NAMES, rules={"preset": "thirty_one", "lives": 3})
+    dee = join(game, {"name": "Dee", "lives": 1}).json()["players"][3]
+    assert (dee["lives"], dee["starting_score"], dee["joined_after_round"]) == (1, -2, 0)
+
+
+def test_a_taken_out_latecomers_join_is_not_reverted_onto_the_next_one(make_game):
+    # SQLite gives a taken-out player's id to the next player: the first join's entry must not take them out.
+    game = make_game(players=NAMES, rules={"target": 1000})
+    assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
+    join(game, {"name": "Dee"})
+    [first] = changes(game)
+    assert revert(game, first["id"]).status_code == 200
+    assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
+    eve = join(game, {"name": "Eve"}).json()["players"][3]
+    assert assert_problem(revert(game, first["id"]), 409)
+    assert [p["name"] for p in game.get()["players"]] == ["Ana", "Ben", "Cy", "Eve"] and eve["name"] == "Eve"
+    # Even when the next one came after the same round (the same mark, and on SQLite the same id).
+    assert revert(game, changes(game)[0]["id"]).status_code == 200  # Eve out again
+    join(game, {"name": "Fay"})
+    assert_problem(revert(game, first["id"]), 409)
+    assert [p["name"] for p in game.get()["players"]][-1] == "Fay"
+
+
+def test_a_round_deleted_before_a_latecomer_came_says_why_it_cant_go_back(make_game):
+    game = make_game(players=NAMES, rules={"target": 1000})
+    for _ in range(3):
+        assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
+    assert game.client.delete(game_url(game.id, "/rounds/3"), headers=game.auth).status_code == 200
+    [deletion] = [c for c in changes(game) if c["kind"] == "deletion"]
+    join(game, {"name": "Dee"})  # after round 2: the deleted round 3 has no row of hers
+    deletion = next(c for c in changes(game) if c["id"] == deletion["id"])
+    assert not deletion["revertable"]
+    assert "Dee came after round 3 was deleted" in assert_problem(revert(game, deletion["id"]), 409)["detail"]

@@ -119,6 +119,7 @@ def test_a_wrong_or_old_seat_link_is_refused(make_game):
         ({"round": 1, "hand": 5}, "hand"),  # not Dutch Blitz's
         ({"round": 1, "dutch": 3}, "blitz"),
         ({"round": 1, "dutch": "3", "blitz": 0}, "dutch"),
+        ({"round": 1, "dutch": 3, "blitz": 0, "called": True}, "called"),  # Dutch Blitz has no caller
     ],
 )
 def test_a_row_is_checked_field_by_field_and_a_refused_one_changes_nothing(make_game, body, field):
