@@ -162,6 +162,18 @@
   document.addEventListener("htmx:beforeRequest", function (event) {
     if (!isLiveRefresh(event)) requestError("");
   });
+  // A plain form post (one htmx doesn't send: "Make a new edit link") is a navigation on its way: a live
+  // refresh meanwhile would ask with the key that post is replacing, be told this phone no longer keeps
+  // score, and send the page away from the answer the post is bringing. None is asked until it arrives.
+  var leaving = false;
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!event.defaultPrevented && form.tagName === "FORM" && !form.hasAttribute("hx-post")) leaving = true;
+  });
+  window.addEventListener("pageshow", function () { leaving = false; });  // back from the cache: live again
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (leaving && isLiveRefresh(event)) event.preventDefault();
+  });
   document.addEventListener("htmx:afterRequest", function (event) {
     var xhr = event.detail.xhr;
     if (isLiveRefresh(event)) {
