@@ -1,6 +1,10 @@
 """The API's answer models: what a game, a change, a preset or a problem looks like in JSON (one model
 per kind where the kinds differ: rules, players, rounds, scores). app.games.views builds the game's JSON by
 hand for speed; tests/api/test_api.py and tests/api/test_api_kinds.py check it against these models.
+
+A little past 400 lines, on purpose: it is the OpenAPI document's answer side, one small model per shape
+with each field's description (which is most of its lines), read as one by a client's author; the
+backups' and the tables' answers already live beside their own wings (app.backup.answers, app.tables).
 """
 
 from __future__ import annotations

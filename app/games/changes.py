@@ -23,6 +23,11 @@ each handed the change it undoes), and is itself logged, naming the change it un
 A revert is refused (409 `cant-revert`, nothing changed) unless what the change touched is still as
 the change left it: a round corrected again, or a setting changed again, is put back by reverting the
 later change first. This is checked again under the write lock.
+
+A little past 400 lines, on purpose: each kind of change (corrections, deletions and restorations, rules,
+renames, leaves, latecomers) has three small parts that must agree, what is logged, why it can't be
+reverted now, and what the API shows of it, and they are kept side by side here so a new kind is added in
+one place; what a change says in words is app.web.changes'.
 """
 
 from __future__ import annotations

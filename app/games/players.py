@@ -4,7 +4,7 @@ game's writer like the others (`Games.update_player` offers both, in one write),
 
 A leaver keeps the rounds they played and sits in no later one (`player.left_after_round_id`: the game's
 last round when they left, 0 before any; app.games.views.rule_players counts their rounds from it). The
-rules list them after the players still in and never make them first (app.rules.base.by_totals,
+rules list them after the players still in and never make them first (app.rules.totals.by_totals,
 app.rules.lives). Refused on a finished game, for a player out of a game of 31, and when fewer than two
 players would stay in. Coming back (`left: false`, or the leave's revert) only while no round was played
 since: they would be missing from it.

@@ -4,9 +4,9 @@ Routes raise; a refused change (app.errors.GameError) is answered by the one han
 app.http.problems as application/problem+json (RFC 9457): type, title, status, detail, and for 422 an
 `errors` list of {field, message}.
 
-Past the ~400 lines the style sets, on purpose: one thin route per operation on a game (its OpenAPI
-description beside it), which a client's author reads best in one file; tables, backups, events and
-exports have their own modules.
+Past the ~400 lines the style sets (about 445), on purpose: one thin route per operation on a game (its
+OpenAPI description beside it, which is most of its lines), which a client's author reads best in one file;
+tables, backups, events, exports, and seats with the round's draft (app.routes.seats) have their own modules.
 """
 
 from __future__ import annotations

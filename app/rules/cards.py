@@ -21,11 +21,11 @@ from app.rules.base import (
     Score,
     ScoredRound,
     ScoredScore,
-    by_totals,
     check_caller,
     check_seats,
 )
 from app.rules.presets import BLITZ_WORDS
+from app.rules.totals import by_totals
 
 
 def validate_round(

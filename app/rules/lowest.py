@@ -24,11 +24,11 @@ from app.rules.base import (
     Score,
     ScoredRound,
     ScoredScore,
-    by_totals,
     check_caller,
     check_hands,
     check_seats,
 )
+from app.rules.totals import by_totals
 
 
 def validate_round(

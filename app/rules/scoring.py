@@ -43,11 +43,11 @@ from app.rules.base import (
     left_by,
     name_refused,
     public_rules,
-    ranks,
     validate_players,
 )
 from app.rules.cards import round_points
 from app.rules.presets import DEFAULT_PRESET, PRESETS, validate_rules, with_params
+from app.rules.totals import ranks
 
 __all__ = [
     "BLITZ_PILE_SIZE",
