@@ -215,20 +215,20 @@ def taken_seats(games: Games, game_id: str) -> list[int]:
     return taken
 
 
-def seat_of(games: Games, game_id: str, credential: Credential) -> Player | None:
-    """The player whose seat this key holds (None: no seat of this game)."""
+def seat_of(games: Games, view: GameView, credential: Credential) -> Player | None:
+    """The player of the game just read (`view`) whose seat this key holds (None: no seat of this game)."""
     if not credential.key:
         return None
-    view = games.get(game_id)
-    seats = games.session.exec(select(Seat).where(Seat.game_id == game_id)).all()
+    seats = games.session.exec(select(Seat).where(Seat.game_id == view.game.id)).all()
     games.session.rollback()
     player_id = next((s.player_id for s in seats if key_matches(credential.key, s.key_hash)), None)
     return next((p for p in view.players if p.id == player_id), None)
 
 
-def draft(games: Games, game_id: str) -> Draft:
-    """The round being played as far as it was sent (anyone with the view link reads it, as the game)."""
-    view = games.get(game_id)
+def draft(games: Games, game_id: str, view: GameView | None = None) -> Draft:
+    """The round being played as far as it was sent (anyone with the view link reads it, as the game);
+    `view`: the game just read, when the caller has it."""
+    view = view or games.get(game_id)
     result = _draft(games, game_id, len(view.round_ids) + 1)
     games.session.rollback()
     return result

@@ -368,15 +368,15 @@ class Games:
     def taken_seats(self, game_id: str) -> list[int]:
         return seats.taken_seats(self, game_id)
 
-    def seat_of(self, game_id: str, credential: Credential) -> Player | None:
-        return seats.seat_of(self, game_id, credential)
+    def seat_of(self, view: GameView, credential: Credential) -> Player | None:
+        return seats.seat_of(self, view, credential)
 
     def draft_rows(self, game_id: str, round_number: int) -> list[DraftRow]:
         """The rows sent for that round (the page that already has the game reads only these)."""
         return seats.rows_for(self, game_id, round_number)
 
-    def draft(self, game_id: str) -> seats.Draft:
-        return seats.draft(self, game_id)
+    def draft(self, game_id: str, view: GameView | None = None) -> seats.Draft:
+        return seats.draft(self, game_id, view)
 
     # reverting (app.games.reverts)
 

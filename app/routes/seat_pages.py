@@ -23,7 +23,7 @@ from app.games.views import GameView
 from app.http.ratelimit import wrong_key_wait
 from app.i18n import _, join_names, problem_text
 from app.models import Player
-from app.routes.deps import GameId, Games, GamesDep
+from app.routes.deps import GameId, GamesDep
 from app.rules import scoring
 from app.security import (
     FORM_REFUSED,
@@ -73,7 +73,7 @@ def seat_link_page(request: Request, game_id: GameId, token: Token, games: Games
     view = games.get(game_id)
     if not secrets.compare_digest(token.encode(), seat_link_token(request.app.state.sealer, view.game).encode()):
         return _link_refused(request)
-    return _link_page(request, view, token, _taken(games, game_id, view))
+    return _link_page(request, view, token, set(games.taken_seats(game_id)))
 
 
 @router.post("/g/{game_id}/seat/{token}", name="take_seat")
@@ -89,7 +89,7 @@ async def take_seat(request: Request, game_id: GameId, token: Token, games: Game
         return _link_refused(request)
     except (SeatTaken, GameIsOver, InvalidInput) as error:
         view = games.get(game_id)
-        return _link_page(request, view, token, _taken(games, game_id, view), error.detail, error.status)
+        return _link_page(request, view, token, set(games.taken_seats(game_id)), error.detail, error.status)
     response = RedirectResponse(request.app.url_path_for("seat_page", game_id=game_id), status_code=303)
     response.headers.update(keeper_headers())
     set_seat_cookie(request, response, game_id, taken.seat_key)
@@ -101,10 +101,12 @@ def seat_page(request: Request, game_id: GameId, games: GamesDep, waiting: bool 
     """The player's own row of the round being played (htmx asks for the fragment after each save, and
     for who is still to send, `waiting`, after each row sent)."""
     view = games.get(game_id)
-    player = games.seat_of(game_id, seat_cookie_key(request, game_id))
+    player = games.seat_of(view, seat_cookie_key(request, game_id))
     if player is None:
         return _no_seat(request, game_id)
-    return _seat_answer(request, view, player, games.draft(game_id), fragment="_seat_waiting.html" if waiting else None)
+    return _seat_answer(
+        request, view, player, games.draft(game_id, view), fragment="_seat_waiting.html" if waiting else None
+    )
 
 
 @router.post("/g/{game_id}/mine", name="send_row_page")
@@ -113,7 +115,7 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
     form = await read_form(request)
     credential = seat_credential(request, game_id, form.get("csrf"))
     view = games.get(game_id)
-    player = games.seat_of(game_id, credential)
+    player = games.seat_of(view, credential)
     if player is None:
         return _no_seat(request, game_id)
     typed = {name: form.get(name, "").strip()[:20] for name in ("dutch", "blitz", "hand")}
@@ -123,7 +125,7 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
         name: _("A count must be a whole number.") for name in numbers if typed[name] and numbers[name] is None
     }
     if unreadable:
-        return _seat_answer(request, view, player, games.draft(game_id), typed, unreadable, 422)
+        return _seat_answer(request, view, player, games.draft(game_id, view), typed, unreadable, 422)
     row = RowIn(
         whole_number(form.get("round", "")) or 0,
         numbers["dutch"],
@@ -136,16 +138,13 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
     except InvalidInput as error:
         shown = {"dutch", "blitz"} if view.rules.kind == scoring.Kind.CARDS else {"hand"}
         errors = {(p.field if p.field in shown else "form"): problem_text(p) for p in error.problems}
-        return _seat_answer(request, view, player, games.draft(game_id), typed, errors, 422)
+        return _seat_answer(request, view, player, games.draft(game_id, view), typed, errors, 422)
     except (RoundSavedMeanwhile, GameIsOver, SeatKeyWrong) as error:
         fresh = games.get(game_id)
-        return _seat_answer(request, fresh, player, games.draft(game_id), None, {"form": error.detail}, error.status)
+        return _seat_answer(
+            request, fresh, player, games.draft(game_id, fresh), None, {"form": error.detail}, error.status
+        )
     return _seat_answer(request, games.get(game_id), player, draft, sent=True)
-
-
-def _taken(games: Games, game_id: str, view: GameView) -> set[int]:
-    """The players whose seat a phone holds (the link's page marks them)."""
-    return set(games.taken_seats(game_id))
 
 
 def _no_seat(request: Request, game_id: str) -> Response:
