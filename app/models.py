@@ -72,6 +72,10 @@ class Game(SQLModel, table=True):
     # The running round's "Blitz!" (the scorekeeper's "Start round" plus the countdown); None when no
     # round was started since the last save. The next saved round takes it as its start (app.rules.timing).
     round_started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
+    # Players entering their own rows (issue 33): the round saves by itself once every seated player's
+    # row is in and valid; the view page offers the seat link to everyone who follows the game.
+    seats_save_round: bool = Field(default=False, sa_column=_flag(False))
+    seats_on_view: bool = Field(default=False, sa_column=_flag(False))
 
 
 class CardTable(SQLModel, table=True):
@@ -168,6 +172,9 @@ class Round(SQLModel, table=True):
     # When the round started ("Blitz!") and how long it lasted; None when nobody timed it.
     started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
     duration_s: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    # The cards the Dutch piles held at the round's end as the table counted them ("Check the piles");
+    # None when nobody counted.
+    piles: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
 
 
 class RoundScore(SQLModel, table=True):

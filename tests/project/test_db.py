@@ -710,6 +710,33 @@ def test_the_seats_migration_adds_two_tables_and_undoes_cleanly(own_engine: Engi
     assert at_head(engine)
 
 
+def test_the_seat_settings_migration_adds_columns_off_and_empty_and_undoes_cleanly(own_engine: Engine):
+    """0012: `game.seats_save_round` and `game.seats_on_view` off, `round.piles` NULL for what is there
+    already; going back to 0011 drops the three and keeps every game and round."""
+    engine = own_engine
+    downgrade(engine, "0011")
+    assert "seats_on_view" not in columns(engine, "game")
+    assert "piles" not in columns(engine, "round")
+    _an_old_game_of_two(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO round (game_id, created_at) VALUES ('old', :now)"),
+            {"now": datetime(2026, 1, 1, tzinfo=UTC)},
+        )
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT seats_save_round, seats_on_view FROM game")).one() == (False, False)
+        assert connection.execute(text("SELECT piles FROM round")).scalars().all() == [None]
+    downgrade(engine, "0011")
+    assert "seats_save_round" not in columns(engine, "game")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM round")).scalar() == 1
+    upgrade(engine)
+    assert at_head(engine)
+
+
 def _an_old_game_of_two(engine: Engine) -> None:
     """A game of Ana and Ben, written as a release before the players' later columns wrote it."""
     with engine.begin() as connection:
