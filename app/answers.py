@@ -169,6 +169,11 @@ class LivesRoundPublic(BaseModel):
     duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
 
 
+class SeatSettingsPublic(BaseModel):
+    save_round: bool = PField(description="The round saves by itself once every player still in sent their row.")
+    on_view: bool = PField(description="The view page offers the seat link to everyone who follows the game.")
+
+
 class GamePublic(BaseModel):
     id: str = PField(description="The game's id, as in its links.")
     name: str
@@ -187,6 +192,7 @@ class GamePublic(BaseModel):
         "`POST /games/{id}/start`; null when no round was started since the last one was saved."
     )
     table_id: str | None = PField(description="The table the game is played at (`GET /tables/{id}`); null for none.")
+    seats: SeatSettingsPublic = PField(description="How players entering their own rows works in this game.")
 
 
 class RoundStarted(GamePublic):
@@ -354,6 +360,11 @@ class DraftPublic(BaseModel):
     game_id: str
     round: int = PField(description="The round the rows are for: the game's rounds plus one.")
     rows: list[DraftRowPublic] = PField(description="One row a player who sent one, by player id.")
+    saved_round: int | None = PField(
+        None,
+        description="In the answer to a row sent: the round this row completed and that saved by itself "
+        "(`seats.save_round`); the draft is then the next round's. Null otherwise.",
+    )
 
 
 class ParamPublic(BaseModel):

@@ -309,6 +309,23 @@ class GameCreate(StrictModel):
     )
 
 
+class SeatSettings(StrictModel):
+    """How players entering their own rows (their seats) work in this game; only the settings sent change."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    save_round: Flag | None = PField(  # type: ignore[assignment]
+        None,
+        description="The round saves by itself once every player still in has sent their row and the rows "
+        "make a valid round (off by default: the scorekeeper saves it).",
+    )
+    on_view: Flag | None = PField(  # type: ignore[assignment]
+        None,
+        description="The view page offers the seat link to everyone who follows the game (off by default: "
+        "only the scorekeeper hands it out).",
+    )
+
+
 class GameUpdate(StrictModel):
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"name": "Saturday", "rules": {"target": 100}}]}
@@ -316,6 +333,7 @@ class GameUpdate(StrictModel):
 
     name: str | None = PField(None, description="A new name for the game (empty: none).")
     rules: RulesUpdate | None = PField(None, description="Rules to change.")
+    seats: SeatSettings | None = PField(None, description="How players entering their own rows works.")
 
 
 class ScoreIn(StrictModel):

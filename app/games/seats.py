@@ -20,13 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from sqlalchemy import delete
 from sqlmodel import select
 
 from app.db import write_transaction
 from app.errors import (
+    GameError,
     GameIsOver,
     GameNotFound,
     InvalidInput,
@@ -37,11 +39,12 @@ from app.errors import (
 )
 from app.games.seatlink import seat_link_token
 from app.games.views import GameView, rule_players
-from app.games.writes import check_key, check_version
+from app.games.writes import Guard, check_key, check_version
 from app.i18n import _
 from app.models import DraftRow, Player, Seat, utcnow
 from app.rules import scoring
 from app.rules.timing import epoch_ms
+from app.schemas import RoundIn
 from app.security import Credential, hash_key, key_matches, new_edit_key
 
 if TYPE_CHECKING:
@@ -91,6 +94,7 @@ class Draft:
     rows: list[DraftRow]
     replayed: bool = False
     version: int = 0  # the game's, as the row was sent (a draft moves none)
+    saved: int | None = None  # the round this row completed and that saved by itself (`seats_save_round`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +157,12 @@ def send_row(
     key); checked field by field; the draft as it now stands. `if_match`: the game's version the sender
     saw (412 when the game changed since; the row's `round_number` alone says whether its round is open)."""
     session, writer = games.session, games.writer
+    kinds: list[scoring.Kind] = []
 
     def work() -> Draft:
         game = writer.locked(game_id)
         view = writer.before(game)
+        kinds[:] = [view.rules.kind]
         if view.state.over:  # its seats closed with it: said before any key is judged
             raise GameIsOver(_("The game is over: there is no round to enter any more."))
         by_seat = not key_matches(credential.key, game.edit_key_hash)
@@ -199,13 +205,46 @@ def send_row(
             )
         )
         session.flush()
-        return replace(_draft(games, game_id, number), version=game.version)
+        sent = replace(_draft(games, game_id, number), version=game.version)
+        complete = {p.id for p in view.state.playing(view.players)} <= {r.player_id for r in sent.rows}
+        return replace(sent, saved=number if game.seats_save_round and complete else None)
 
     draft = write_transaction(session, work)
     # After COMMIT: every page of the game hears that a row came (the scorekeeper's fills it in), in this
     # process and, on PostgreSQL, in every other; the version stays as it was.
     writer.broker.publish(game_id, draft.version, draft=epoch_ms(utcnow()))
+    if draft.saved is not None:
+        return _save_by_itself(games, draft, kinds[0])
     return draft
+
+
+# A round its players' seats completed saves with no edit key: each row's seat key was checked as it came
+# (send_row). The game's version the last row saw guards the rest: a round saved or changed since (the
+# scorekeeper's tap, another seat's row on another process) leaves the rows as a draft.
+_BY_THE_SEATS = Guard(lambda game: None, "")
+
+
+def _save_by_itself(games: Games, draft: Draft, kind: scoring.Kind) -> Draft:
+    """The draft saved as the round (`seats_save_round`, every row in): the next round's empty draft, with
+    `saved` its number; the draft as sent, `saved` None, when the rows don't make a valid round (nobody went
+    out, two callers) or the game moved on meanwhile: the scorekeeper sees them and decides."""
+    scores: list[dict[str, Any]] = []
+    body: dict[str, Any] = {"scores": scores}
+    for row in draft.rows:
+        if kind == scoring.Kind.CARDS:
+            scores.append({"player_id": row.player_id, "dutch": row.dutch, "blitz": row.blitz})
+        else:
+            scores.append({"player_id": row.player_id, "hand": row.hand})
+            if row.called:
+                body["caller" if kind == scoring.Kind.LOWEST else "knocker"] = row.player_id
+    try:
+        data = RoundIn.model_validate(body)
+        saved = games.add_round(
+            draft.game_id, Credential(None), data, if_match=f'"{draft.version}"', guard=_BY_THE_SEATS
+        )
+    except (ValidationError, GameError):
+        return replace(draft, saved=None)
+    return Draft(draft.game_id, draft.round_number + 1, [], version=saved.version, saved=draft.round_number)
 
 
 def taken_seats(games: Games, game_id: str) -> list[int]:

@@ -196,6 +196,11 @@ class Games:
                 game.name = name
             if rules is not None:
                 set_rules(game, rules)
+            if data.seats is not None:  # not the rules: no change is logged for them (nothing to revert)
+                if data.seats.save_round is not None:
+                    game.seats_save_round = data.seats.save_round
+                if data.seats.on_view is not None:
+                    game.seats_on_view = data.seats.on_view
             log_rules(self.session, view, before, reverting)
 
         return self.writer.write(game_id, Guard.key(credential), change, if_match=if_match, idempotency=idempotency)
@@ -208,7 +213,10 @@ class Games:
         *,
         if_match: str | None = None,
         idempotency: Idempotency | None = None,
+        guard: Guard | None = None,
     ) -> Outcome:
+        """A new round; `guard`: who may add it, when not the edit key's holder (a round its players' seats
+        completed, app.games.seats)."""
         limit, writer = self.settings.max_rounds_per_game, self.writer
 
         def change(view: GameView) -> Played:
@@ -240,7 +248,7 @@ class Games:
                 view.times[round_id] = time
             return [*view.played(), (round_id, writer.add_scores(round_id, scores, view.rules))]
 
-        guard = Guard.key(credential)
+        guard = guard or Guard.key(credential)
         return writer.write(game_id, guard, change, if_match=if_match, idempotency=idempotency, created=True)
 
     def replace_round(

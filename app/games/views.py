@@ -175,6 +175,7 @@ def to_public(view: GameView) -> dict[str, Any]:
         ],
         "round_started_at": maybe_timestamp(game.round_started_at),
         "table_id": game.table_id,
+        "seats": {"save_round": game.seats_save_round, "on_view": game.seats_on_view},
     }
 
 

@@ -41,7 +41,7 @@ from app.idempotency import Idempotency
 from app.preconditions import none_match
 from app.routes.deps import ChangeId, GameId, Games, GamesDep, PlayerId, RoundNumber
 from app.rules import scoring
-from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate
+from app.schemas import GameCreate, GameUpdate, PlayerCreate, RoundIn, RulesCreate, RulesUpdate, SeatSettings
 from app.security import (
     HANDED_OVER,
     STALE_KEY,
@@ -412,6 +412,17 @@ async def free_seat_page(request: Request, game_id: GameId, player_id: PlayerId,
     form = await read_form(request)
     credential = keeper_credential(request, game_id, form.get("csrf"))
     await run_in_threadpool(games.free_seat, game_id, player_id, credential)
+    return go(request, request.app.url_path_for("keeper_page", game_id=game_id) + "?seats=1#seats")
+
+
+@router.post("/g/{game_id}/seats", name="seat_settings_page")
+async def seat_settings_page(request: Request, game_id: GameId, games: GamesDep) -> Response:
+    """The two seat settings, as the boxes are ticked: the round saves by itself once every row is in, and
+    the view page offers the seat link."""
+    form = await read_form(request)
+    credential = keeper_credential(request, game_id, form.get("csrf"))
+    settings = SeatSettings(save_round=form.get("save_round") == "1", on_view=form.get("on_view") == "1")
+    await run_in_threadpool(games.update, game_id, credential, GameUpdate.model_construct(seats=settings))
     return go(request, request.app.url_path_for("keeper_page", game_id=game_id) + "?seats=1#seats")
 
 

@@ -188,6 +188,7 @@ def _seat_answer(
         "errors": errors or {},
         "mine": mine,
         "sent": sent,
+        "saved": draft.saved,  # the round this row completed, saved by itself (`seats_save_round`)
         "waiting": join_names(p.name for p in playing if p.id not in rows),
         "everyone_sent": all(p.id in rows for p in playing),
         "standings": state.standings,

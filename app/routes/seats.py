@@ -129,6 +129,7 @@ def draft_body(draft: Draft) -> dict[str, Any]:
     return {
         "game_id": draft.game_id,
         "round": draft.round_number,
+        "saved_round": draft.saved,
         "rows": [
             {
                 "player_id": r.player_id,

@@ -28,7 +28,8 @@ class Share:
     edit_qr: str | None
     handover_qr: str | None
     # "Players enter their own" (app.games.seats), when the scorekeeper opened it: the seat link, its QR code,
-    # and which players' seats a phone holds.
+    # and which players' seats a phone holds; on the view page, the link and its QR code when the game offers
+    # them there (`seats_on_view`).
     seat_url: str | None = None
     seat_qr: str | None = None
     seats_taken: frozenset[int] = frozenset()
@@ -52,7 +53,9 @@ def share_part(
         token = handover_token(request.app.state.sealer, game.id, game.edit_key_hash)
         handover_url = absolute_url(request, request.app.url_path_for("take_over_page", game_id=game.id, token=token))
     seat_url = None
-    if seats_taken is not None and edit_key:
+    # The scorekeeper's when they opened "Players enter their own"; everyone's on the view page while the
+    # game lets them (`seats_on_view`) and a round is still to come.
+    if (seats_taken is not None and edit_key) or (not edit_key and game.seats_on_view and not view.state.over):
         token = seat_link_token(request.app.state.sealer, game)
         seat_url = absolute_url(request, request.app.url_path_for("seat_link_page", game_id=game.id, token=token))
     return Share(

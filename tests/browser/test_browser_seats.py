@@ -111,3 +111,27 @@ def test_the_piles_catch_a_miscount_before_the_round_is_saved(phones: Phones, se
     dutch(keeper, "Ana").fill("14")  # the row that was miscounted
     save_round(keeper, 1)
     assert [s["dutch"] for s in game.read()["rounds"][0]["scores"]] == [14, 9, 7]
+
+
+def test_a_count_the_keeper_set_with_a_step_stays_when_the_phone_sends_again(phones: Phones, server: Server):
+    # A count filled from Ben's phone, then stepped up by the keeper with "+", is the keeper's: Ben's row sent
+    # again fills only what the keeper left alone (his Blitz count), never the count the keeper set.
+    game = api_game(server, NAMES[:3])
+    keeper = phones.page()
+    keeper.goto(game.edit_url)
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper.goto(keeper.url.split("#")[0].split("?")[0] + "?seats=1#seats")
+    link = keeper.locator("#seat-link").input_value()
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    ben = take_seat(phones, link, "Ben")
+    send_row(ben, 9, 4)
+    expect(dutch(keeper, "Ben")).to_have_value("9")
+    keeper.locator("button[data-steppers]").click()
+    ben_entry = keeper.locator("#round-entry fieldset.player-entry").filter(has=dutch(keeper, "Ben"))
+    ben_entry.locator(".count.dutch button[data-step='1']").click()
+    expect(dutch(keeper, "Ben")).to_have_value("10")
+    ben.locator("#seat-dutch").fill("5")
+    ben.locator(".seat-chips").get_by_text("2", exact=True).tap()
+    ben.locator("form.seat-form button[type=submit]").tap()
+    expect(blitz(keeper, "Ben")).to_have_value("2")  # the phone's new Blitz count came in
+    expect(dutch(keeper, "Ben")).to_have_value("10")  # and the keeper's count stayed

@@ -59,7 +59,12 @@ def test_each_player_sends_their_own_row_and_the_keeper_saves_the_round(make_gam
     )
     assert fixed.status_code == 200 and fixed.json()["rows"][1]["by_seat"] is False
     assert game.add_round([(12, 0), (10, 4), (7, 6)]).status_code == 201
-    assert game.client.get(game_url(game.id, "/draft")).json() == {"game_id": game.id, "round": 2, "rows": []}
+    assert game.client.get(game_url(game.id, "/draft")).json() == {
+        "game_id": game.id,
+        "round": 2,
+        "rows": [],
+        "saved_round": None,
+    }
     # A row sent late, for the round saved: 409, and the draft stays empty.
     late = assert_problem(send(game, 2, keys[2], {"round": 1, "dutch": 8, "blitz": 6}), 409)
     assert "saved already" in late["detail"]
@@ -168,4 +173,9 @@ def test_a_saved_round_clears_the_draft_even_when_the_round_is_deleted_again(mak
     assert send(game, 0, key, {"round": 1, "dutch": 3, "blitz": 0}).status_code == 200
     assert game.add_round([(3, 0), (2, 4), (1, 6)]).status_code == 201
     assert game.client.delete(game_url(game.id, "/rounds/1"), headers=game.auth).status_code == 200
-    assert game.client.get(game_url(game.id, "/draft")).json() == {"game_id": game.id, "round": 1, "rows": []}
+    assert game.client.get(game_url(game.id, "/draft")).json() == {
+        "game_id": game.id,
+        "round": 1,
+        "rows": [],
+        "saved_round": None,
+    }

@@ -135,7 +135,7 @@ def test_the_keeper_shows_the_seat_link_frees_a_seat_and_gets_the_rows_in_the_fo
     ana = page.select_one(f"fieldset.player-entry[data-player-id='{game.player_ids[0]}']")
     assert "from-phone" not in ana["class"] and ana.select_one("input[name^=dutch-]").get("value", "") == ""
     # Free Ben's seat: his phone's key stops working.
-    [free] = page.select("#seats form")
+    [free] = page.select("#seats .seat-list form")
     answer = keeper.post(free["action"], data={"csrf": free.select_one("input[name=csrf]")["value"]})
     assert answer.status_code == 200, answer.text
     assert phone.get(f"/g/{game.id}/mine").status_code == 403
