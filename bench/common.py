@@ -493,6 +493,7 @@ SECTION_ORDER = [
     "imports",
     "prune",
     "waiting_saves",
+    "seats",
 ]
 
 
