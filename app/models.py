@@ -72,7 +72,7 @@ class Game(SQLModel, table=True):
     # The running round's "Blitz!" (the scorekeeper's "Start round" plus the countdown); None when no
     # round was started since the last save. The next saved round takes it as its start (app.rules.timing).
     round_started_at: datetime | None = Field(default=None, sa_column=_timestamp(nullable=True))
-    # Players entering their own rows (issue 33): the round saves by itself once every seated player's
+    # Players entering their own rows (app.games.seats): the round saves by itself once every seated player's
     # row is in and valid; the view page offers the seat link to everyone who follows the game.
     seats_save_round: bool = Field(default=False, sa_column=_flag(False))
     seats_on_view: bool = Field(default=False, sa_column=_flag(False))

@@ -6,6 +6,10 @@ revert a logged change (app.games.reverts); a new key, a handover and the game's
 `Games` is handed a writer (app.games.writes.GameWriter): each change asks app.rules.scoring whether it is
 allowed and makes it inside the write transaction every change shares, logging what changes a past round
 or the rules (app.games.changes). They return domain outcomes (app.games.writes.Outcome), never HTTP.
+
+Just past 400 lines, on purpose: `Games` is the one door every route goes through, and each use case here
+is a short change handed to the writer; the longer parts already live in their own modules (players,
+seats, keeping, reverts), and the next one to grow moves out as they did.
 """
 
 from __future__ import annotations

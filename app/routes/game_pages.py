@@ -6,7 +6,7 @@ handler (app.http.problems, rendering app.web.render.refused_page) answers. What
 broken by the round typed, the game changed meanwhile) is caught here and shown beside the field.
 
 Every form works as a plain post followed by a redirect (no JavaScript needed); with htmx the same
-routes answer the `_game.html` fragment that the page itself includes. Over 400 lines (about 490): one
+routes answer the `_game.html` fragment that the page itself includes. Over 400 lines (about 505): one
 route per form of the scorekeeper's page, each a few lines of reading and answering, kept together as the
 page is, since every one of them answers through `keeper_answer` and `_page_data` here and no route module
 may import another. When it grows again, the players' forms (a name, a leave, a latecomer, a seat freed)
