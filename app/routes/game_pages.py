@@ -379,7 +379,9 @@ async def add_player_page(request: Request, game_id: GameId, games: GamesDep) ->
     lives = games.get(game_id).rules.kind == scoring.Kind.LIVES
     start = whole_number(typed["start"]) if typed["start"] else None
     if typed["start"] and start is None:
-        why = _("Lives must be a whole number.") if lives else _(NOT_A_NUMBER["start"])
+        # Not _(NOT_A_NUMBER["start"]): Babel before 2.19 extracts the subscript's "start" as a message.
+        not_a_number = NOT_A_NUMBER["start"]
+        why = _("Lives must be a whole number.") if lives else _(not_a_number)
         refused = {"join": True, **typed, "error": why, "field": "start"}
         return keeper_answer(request, games, game_id, players_form=refused, status=422)
     try:
