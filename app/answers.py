@@ -143,6 +143,11 @@ class RoundPublic(BaseModel):
     scores: list[ScorePublic] = PField(description="In seating order.")
     started_at: datetime | None = PField(description='When the round started (its "Blitz!"); null when unknown.')
     duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
+    piles: int | None = PField(
+        None,
+        description='The cards on the centre piles as the table counted them ("Check the piles"); null when '
+        "nobody counted.",
+    )
 
 
 class LowestRoundPublic(BaseModel):
@@ -231,6 +236,10 @@ class ProblemDetails(BaseModel):
     request_id: str | None = PField(
         None, description="On a 500 or 503: the id in the server's logs (also the X-Request-ID header)."
     )
+    piles: int | None = PField(
+        None, description="On `piles-differ`: the cards the round's `piles` says the centre piles hold."
+    )
+    rows: int | None = PField(None, description="On `piles-differ`: the sum of the round's `dutch` counts.")
 
 
 class CardsPublic(BaseModel):
@@ -245,6 +254,7 @@ class RoundCardsPublic(BaseModel):
 
     scores: list[CardsPublic]
     caller: int | None = PField(None, description="`lowest`: who called Dutch; `lives`: who knocked.")
+    piles: int | None = PField(None, description="`cards`: the centre piles as counted, when they were.")
 
 
 class PlayerNamePublic(BaseModel):

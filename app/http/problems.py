@@ -21,7 +21,7 @@ from starlette.routing import Match
 
 from app import i18n, validation
 from app.answers import ProblemDetails
-from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong
+from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong, PilesDiffer
 from app.http.jsonanswer import JSONAnswer
 from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import N_, _, problem_text
@@ -67,6 +67,7 @@ def problem(
     errors: list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
     request_id: str | None = None,
+    members: dict[str, Any] | None = None,
 ) -> JSONResponse:
     """A problem+json answer. `title`: English, marked with N_ (the status's own title by default),
     translated here; `detail` and the errors' messages: already in the request's language."""
@@ -80,6 +81,8 @@ def problem(
         body["errors"] = errors
     if request_id is not None:
         body["request_id"] = request_id
+    if members:  # a problem type's own members (`piles-differ`: `piles` and `rows`)
+        body.update(members)
     return JSONAnswer(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -98,7 +101,7 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
         return "lives"
     if problem_.field in RULE_FIELDS:
         return f"rules.{problem_.field}"
-    if problem_.field in ("caller", "knocker", "rules"):
+    if problem_.field in ("caller", "knocker", "rules", "piles"):
         return problem_.field
     if problem_.index is not None:
         return f"{items}[{problem_.index}].{problem_.field}"
@@ -108,8 +111,11 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
 
 
 def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
-    errors = None
-    if isinstance(error, InvalidInput):
+    errors, members = None, None
+    if isinstance(error, PilesDiffer):
+        errors = [{"field": "piles", "message": error.detail}]
+        members = {"piles": error.piles, "rows": error.rows}
+    elif isinstance(error, InvalidInput):
         errors = [{"field": _field_of(p, items), "message": problem_text(p)} for p in error.problems]
     elif isinstance(error, InvalidDocument):
         errors = [{"field": field, "message": message} for field, message in error.errors]
@@ -117,7 +123,9 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
     # A 401 must say how to authenticate (RFC 9110 §11.6.1).
     headers = {"WWW-Authenticate": 'Bearer realm="blitzboard"'} if error.status == 401 else None
-    return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers)
+    return problem(
+        error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers, members=members
+    )
 
 
 # What too_many() says, per limit: one whole sentence each (word order differs between languages).
