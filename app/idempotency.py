@@ -112,6 +112,8 @@ def snapshot(
         data["joined"] = joined
     if piles and any(n is not None for n in piles):  # left out when none was counted, as every record before
         data["piles"] = [[i, n] for i, n in enumerate(piles) if n is not None]
+    if game.seats_save_round or game.seats_on_view:  # left out when both are off, as every record before them
+        data["seats"] = [game.seats_save_round, game.seats_on_view]
     if game.round_started_at is not None:
         data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
@@ -182,6 +184,7 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         **dict(zip(FAMILY, data.get("family", FAMILY_DEFAULTS), strict=True)),
     )
     game.table_id = data.get("table")
+    game.seats_save_round, game.seats_on_view = data.get("seats", [False, False])
     people = data.get("people") or [None] * len(data["players"])
     count = len(data["rounds"])
     left = data.get("left") or [None] * len(data["players"])

@@ -63,14 +63,16 @@ def test_a_game_round_trips_with_its_piles_and_seat_settings(client: TestClient,
     assert without_id(export(client, "games", again["id"]))[1] == without_id(document)[1]
 
 
-def test_an_import_retried_answers_with_the_piles(client: TestClient):
+def test_an_import_retried_answers_with_the_piles_and_seat_settings(client: TestClient):
     game = new_game(client, None, ["Ana", "Ben"], {"preset": "dutch_blitz", "target": 500})
     play_counted(client, game)
+    set_seats(client, game, {"save_round": False, "on_view": True})
     document = export(client, "games", game["id"])
     first = import_(client, "games", document, **{"Idempotency-Key": "piles-once"})
     again = import_(client, "games", document, **{"Idempotency-Key": "piles-once"})
     assert first.status_code == again.status_code == 201
     assert [r["piles"] for r in again.json()["rounds"]] == [21, None, 12]
+    assert again.json()["seats"] == {"save_round": False, "on_view": True}
     assert again.json() == first.json()
 
 
