@@ -129,7 +129,7 @@ def test_four_phones_play_a_game_and_the_keeper_saves_each_round_with_one_tap(ph
     expect(dutch(keeper, "Ben")).to_have_value("7")  # what was typed stays
     retype(hands, dutch(keeper, "Ben"), 9)
     keeper_saves(hands, 2)
-    assert hands.interactions == 6
+    assert hands.interactions == 7
     assert [s["dutch"] for s in game.read()["rounds"][1]["scores"]] == [12, 9, 6, 3]
 
     # Round 3: nothing to correct. The keeper's part of a round four phones filled is one tap.
