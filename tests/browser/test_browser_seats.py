@@ -10,11 +10,21 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import Phones, Server, api_game, blitz, dutch
+from tests.browser.helpers import ApiGame, Phones, Server, api_game, blitz, dutch
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ana", "Ben", "Cy", "Dee"]
+
+
+def keeper_with_seat_link(phones: Phones, game: ApiGame) -> tuple[Page, str]:
+    """The scorekeeper's page, live, with "Players enter their own" open; and the seat link it shows."""
+    keeper = phones.page()
+    keeper.goto(game.edit_url)
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper.goto(keeper.url.split("#")[0].split("?")[0] + "?seats=1#seats")
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    return keeper, keeper.locator("#seat-link").input_value()
 
 
 def take_seat(phones: Phones, link: str, name: str) -> Page:
@@ -82,12 +92,7 @@ def retype(hands: Hands, field, count: int) -> None:
 
 def test_four_phones_play_a_game_and_the_keeper_saves_each_round_with_one_tap(phones: Phones, server: Server):
     game = api_game(server, NAMES)
-    keeper = phones.page()
-    keeper.goto(game.edit_url)
-    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
-    keeper.goto(keeper.url.split("#")[0].split("?")[0] + "?seats=1#seats")
-    link = keeper.locator("#seat-link").input_value()
-    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper, link = keeper_with_seat_link(phones, game)
     seats = {name: take_seat(phones, link, name) for name in NAMES}
 
     # Round 1: the keeper corrects Dee's Dutch count before saving (2 interactions), then saves (1).
@@ -145,12 +150,7 @@ def test_a_count_the_keeper_set_with_a_step_stays_when_the_phone_sends_again(pho
     # A count filled from Ben's phone, then stepped up by the keeper with "+", is the keeper's: Ben's row sent
     # again fills only what the keeper left alone (his Blitz count), never the count the keeper set.
     game = api_game(server, NAMES[:3])
-    keeper = phones.page()
-    keeper.goto(game.edit_url)
-    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
-    keeper.goto(keeper.url.split("#")[0].split("?")[0] + "?seats=1#seats")
-    link = keeper.locator("#seat-link").input_value()
-    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper, link = keeper_with_seat_link(phones, game)
     ben = take_seat(phones, link, "Ben")
     send_row(ben, 9, 4)
     expect(dutch(keeper, "Ben")).to_have_value("9")
