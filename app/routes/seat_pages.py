@@ -19,12 +19,11 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import GameIsOver, InvalidInput, RoundSavedMeanwhile, SeatKeyWrong, SeatLinkRefused, SeatTaken
 from app.games.seatlink import seat_link_token
 from app.games.seats import Draft, RowIn
-from app.games.usecases import Games
 from app.games.views import GameView, game_table
 from app.http.ratelimit import wrong_key_wait
 from app.i18n import _, join_names, problem_text
 from app.models import Player
-from app.routes.deps import GameId, GamesDep
+from app.routes.deps import GameId, Games, GamesDep
 from app.rules import scoring
 from app.security import (
     FORM_REFUSED,
