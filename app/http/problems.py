@@ -21,7 +21,7 @@ from starlette.routing import Match
 
 from app import i18n, validation
 from app.answers import ProblemDetails
-from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong
+from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong, RoundSavedMeanwhile
 from app.http.jsonanswer import JSONAnswer
 from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import N_, _, problem_text
@@ -67,6 +67,7 @@ def problem(
     errors: list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
     request_id: str | None = None,
+    members: dict[str, Any] | None = None,
 ) -> JSONResponse:
     """A problem+json answer. `title`: English, marked with N_ (the status's own title by default),
     translated here; `detail` and the errors' messages: already in the request's language."""
@@ -80,6 +81,8 @@ def problem(
         body["errors"] = errors
     if request_id is not None:
         body["request_id"] = request_id
+    if members:  # a problem's own extension members (RFC 9457 §3.2)
+        body.update(members)
     return JSONAnswer(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -117,7 +120,12 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
     # A 401 must say how to authenticate (RFC 9110 §11.6.1).
     headers = {"WWW-Authenticate": 'Bearer realm="blitzboard"'} if error.status == 401 else None
-    return problem(error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers)
+    members = None
+    if isinstance(error, RoundSavedMeanwhile):  # the state to send the row again from, and its ETag
+        members, headers = error.members(), {"ETag": f'"{error.version}"'}
+    return problem(
+        error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers, members=members
+    )
 
 
 # What too_many() says, per limit: one whole sentence each (word order differs between languages).
