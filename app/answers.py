@@ -236,6 +236,12 @@ class ProblemDetails(BaseModel):
     request_id: str | None = PField(
         None, description="On a 500 or 503: the id in the server's logs (also the X-Request-ID header)."
     )
+    # On 409 `round-saved` (a row sent for a round saved since): the state to send it again from.
+    round: int | None = PField(None, description="On 409 `round-saved`: the round being played now.")
+    saved_round: int | None = PField(
+        None, description="On 409 `round-saved`: the round the row was for, saved since (null: not begun yet)."
+    )
+    version: int | None = PField(None, description="On 409 `round-saved`: the game's version now (also the ETag).")
     piles: int | None = PField(
         None, description="On `piles-differ`: the cards the round's `piles` says the centre piles hold."
     )

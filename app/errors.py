@@ -96,6 +96,16 @@ class RoundSavedMeanwhile(GameError):
 
     status, slug, title = 409, "round-saved", N_("That round was saved already")
 
+    def __init__(self, detail: str, *, sent: int, round_number: int, version: int):
+        super().__init__(detail)
+        self.saved_round = sent if sent < round_number else None  # the row's round, saved (None: not begun yet)
+        self.round_number = round_number  # the round being played now
+        self.version = version  # the game's, now (the answer's ETag)
+
+    def members(self) -> dict[str, Any]:
+        """What the problem carries beside its detail: the state to send the row again from."""
+        return {"round": self.round_number, "saved_round": self.saved_round, "version": self.version}
+
 
 class PersonHasGames(GameError):
     """A person who played at the table stays on its roster: their games name them (app.tables.usecases)."""

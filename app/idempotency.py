@@ -18,7 +18,10 @@ What identifies a record, and what it answers to (Stripe scopes its keys to the 
   makes a game of its own and never sees this one's edit key;
 - a key rotation: the game, the old edit key and the Idempotency-Key; it is looked up before the
   key check (the retry still presents the old key) and answers only within a few minutes and only
-  while nothing else has changed the game.
+  while nothing else has changed the game;
+- a seat taken and a row sent (app.games.seats): the game, the seat link or the key the row came with,
+  and the Idempotency-Key, looked up before the link or key check as a rotation's is. A seat's record
+  keeps the seat key sealed, given back only while it holds the seat; a row's, its round.
 The Idempotency-Key and the request's fingerprint are stored as HMACs under the server secret and
 new edit keys sealed with AES-GCM (app.sealing).
 """
@@ -46,6 +49,8 @@ NEW_GAME_SCOPE = "new-game"
 # The replays of imports (app.backup.usecases): a game's snapshot, like a creation's; a table's, its answer.
 IMPORT_GAME_SCOPE, IMPORT_TABLE_SCOPE = "import-game", "import-table"
 CREATE, ROTATE, WRITE = "create", "rotate", "write"
+# A seat taken and a row sent (app.games.seats): records of their own, bound to the seat link or the key sent.
+SEAT_CLAIM, SEAT_ROW = "seat", "row"
 # How a table's scope begins (app.tables.usecases.table_scope); a game's id never does.
 TABLE_SCOPE_PREFIX = "t:"
 

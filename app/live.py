@@ -53,7 +53,9 @@ class Subscription:
         if start and start != self.start:
             self.start = start
             self._wake()
-        if draft and draft > self.draft:
+        # Any other row than the last one heard wakes the reader, an older stamp too: another process's row
+        # may be heard after a later one of this process (the reader reads the whole draft again anyway).
+        if draft and draft != self.draft:
             self.draft = draft
             self._wake()
 
@@ -87,6 +89,7 @@ class Broker:
         # Called on the server's loop with every publish (game, version, start, draft): the PostgreSQL
         # notifier (app.live_pg) passes it on to the other processes.
         self.relay: Callable[[str, int, int | None, int | None], None] | None = None
+        self._last_draft = 0  # the last row's stamp this process announced (see _announce)
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         """Attach to the server's event loop (at startup); publish() may then be called from any thread."""
@@ -108,6 +111,8 @@ class Broker:
             loop.call_soon_threadsafe(self._announce, game_id, version, start, draft)
 
     def _announce(self, game_id: str, version: int, start: int | None, draft: int | None = None) -> None:
+        if draft:  # two rows sent in the same millisecond are two stamps (on the loop: one thread)
+            draft = self._last_draft = max(draft, self._last_draft + 1)
         self.deliver(game_id, version, start, draft)
         if self.relay is not None:
             self.relay(game_id, version, start, draft)

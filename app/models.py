@@ -263,7 +263,7 @@ class IdempotencyRecord(SQLModel, table=True):
     scope: str = Field(primary_key=True, max_length=40)  # the game's id, or "new-game" for creation
     key: str = Field(primary_key=True, max_length=64)  # HMAC of the Idempotency-Key (and client, for creation)
     request_mac: str = Field(max_length=64)  # HMAC of what was asked (and with which edit key)
-    operation: str = Field(max_length=16)  # "create", "rotate" or "write"
+    operation: str = Field(max_length=16)  # "create", "rotate", "write", "seat" or "row"
     status_code: int
     version: int  # the game's version the answer was built at
     snapshot: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import contextlib
 import re
-import resource
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from common import (
     create_games,
     machine,
     machine_line,
+    more_open_files,
     ms,
     percentile,
     postgres_available,
@@ -405,10 +405,7 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="run the server on PostgreSQL instead of SQLite")
     args = parser.parse_args()
     # 1,000 streams + 1,000 refresh connections here, and as many in the server (which inherits the limit).
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
-    if soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    more_open_files()
     info = machine()
     if args.postgres and not postgres_available():
         raise SystemExit("PostgreSQL does not answer at BLITZBOARD_BENCH_POSTGRES_URL")

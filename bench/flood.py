@@ -33,6 +33,7 @@ from common import (
     free_port,
     machine,
     machine_line,
+    more_open_files,
     percentile,
     print_table,
     sqlite_database,
@@ -190,9 +191,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30, help="how long the visitor probes under the flood")
     parser.add_argument("--no-baseline", action="store_true", help="skip plain uvicorn as it ran before")
     args = parser.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < 8192:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+    more_open_files()
     info = machine()
     header = [
         "server",

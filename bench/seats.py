@@ -35,7 +35,6 @@ import asyncio
 import contextlib
 import random
 import re
-import resource
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -52,6 +51,7 @@ from common import (
     json_body,
     machine,
     machine_line,
+    more_open_files,
     ms,
     percentile,
     postgres_available,
@@ -540,10 +540,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true", help="the SQLite process only")
     args = parser.parse_args()
     # 400 seats, 50 streams and up to 300 fetch connections here, as many in the servers (they inherit it).
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = 8192 if hard == resource.RLIM_INFINITY else min(hard, 8192)
-    if soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    more_open_files()
     info = machine()
     use_pg = not args.no_postgres and postgres_available()
     note = "" if use_pg else "PostgreSQL was not measured in this run (not reachable, or --no-postgres)."

@@ -218,6 +218,15 @@
   // draft is fetched and each row filled into the new round's form, in a field still empty or filled from
   // a phone before; never over what the scorekeeper typed. The row is marked as the player's. A correction's
   // form, or one for another round, takes nothing.
+  // "Check the piles": opening it goes straight to its field, one tap fewer (toggle doesn't bubble).
+  document.addEventListener("toggle", function (event) {
+    var box = event.target;
+    if (box.matches && box.matches("details.pile-check") && box.open) {
+      var field = box.querySelector("input");
+      if (field) field.focus();
+    }
+  }, true);
+
   document.addEventListener("sse:draft", function () {
     var live = document.getElementById("live-draft");
     if (!live) return;

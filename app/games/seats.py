@@ -13,11 +13,17 @@ scorekeeper's key): checked field by field as the round form checks it (a count 
 maximum is refused there, in the sender's language), while the round's own checks (somebody went out,
 one caller) wait for the save. A draft is not a round: no total, version or history moves; saving the
 round clears the game's draft (app.games.usecases.add_round). A row sent for another round than the
-one being played (the round was saved meanwhile) is refused with 409, never written over a saved round.
+one being played (the round was saved meanwhile) is refused with 409, never written over a saved round; the
+problem says the round being played now and the game's version.
+
+Both take an Idempotency-Key (app.idempotency), their records bound to the seat link or the key the row came
+with: a claim's retry gets its seat key back (sealed in the record) while the key holds the seat; a row's
+retry changes nothing and answers the draft as it now stands.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -32,6 +38,7 @@ from app.errors import (
     GameIsOver,
     GameNotFound,
     InvalidInput,
+    ReplayUnavailable,
     RoundSavedMeanwhile,
     SeatKeyWrong,
     SeatLinkRefused,
@@ -41,10 +48,12 @@ from app.games.seatlink import seat_link_token
 from app.games.views import GameView, rule_players
 from app.games.writes import Guard, check_key, check_version
 from app.i18n import _
-from app.models import DraftRow, Player, Seat, utcnow
+from app.idempotency import SEAT_CLAIM, SEAT_ROW, Idempotency, Record
+from app.models import DraftRow, Game, Player, Seat, utcnow
 from app.rules import scoring
 from app.rules.timing import epoch_ms
 from app.schemas import RoundIn
+from app.sealing import SealBroken
 from app.security import Credential, hash_key, key_matches, new_edit_key
 
 if TYPE_CHECKING:
@@ -70,7 +79,7 @@ class SeatTakenOutcome:
     game_id: str
     player: Player
     seat_key: str
-    replayed: bool = False  # a write transaction's work says whether it answered a replay (never, here)
+    replayed: bool = False  # the first answer to this Idempotency-Key, again: nothing changed now
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +123,20 @@ def seats(games: Games, game_id: str, credential: Credential) -> Seats:
     return Seats(seat_link_token(sealer, view.game), states)
 
 
-def claim_seat(games: Games, game_id: str, player_id: int, token: str) -> SeatTakenOutcome:
-    """The phone with the seat link takes the player's seat: a new seat key, whose hash is stored."""
+def claim_seat(
+    games: Games, game_id: str, player_id: int, token: str, idempotency: Idempotency | None = None
+) -> SeatTakenOutcome:
+    """The phone with the seat link takes the player's seat: a new seat key, whose hash is stored.
+    `idempotency`: a retry gets the same seat key back (sealed in its record) while it holds the seat."""
     session, writer = games.session, games.writer
+    replay = writer.replay(idempotency, game_id, SEAT_CLAIM, token)
 
     def work() -> SeatTakenOutcome:
         game = writer.locked(game_id)
+        # Bound to the link it was taken with: found only by who sent that link (a new edit key since
+        # ends the link, not the seat it took).
+        if replay and (record := writer.replays.find(game_id, replay.key, replay.mac)):
+            return _claimed_again(games, record, replay.idempotency, game, player_id)
         if not key_matches(token, hash_key(seat_link_token(writer.replays.sealer, game))):
             raise SeatLinkRefused(_("This is not this game's seat link, or no longer: ask the scorekeeper for it."))
         view = writer.before(game)
@@ -132,9 +149,46 @@ def claim_seat(games: Games, game_id: str, player_id: int, token: str) -> SeatTa
             )
         key = new_edit_key()
         session.add(Seat(player_id=player_id, game_id=game_id, key_hash=hash_key(key)))
+        if replay:  # the seat key sealed (app.sealing), never in the clear
+            writer.replays.remember(
+                game_id,
+                replay.key,
+                replay.mac,
+                SEAT_CLAIM,
+                201,
+                _CLAIMED,
+                game.version,
+                edit_key=key,
+                idempotency=replay.idempotency,
+                game_id=game_id,
+            )
         return SeatTakenOutcome(game_id, player, key)
 
     return write_transaction(session, work)
+
+
+_CLAIMED = b'{"seat":1}'  # a claim's record: the seat key is sealed beside it, the player in its request
+
+
+def _claimed_again(
+    games: Games, record: Record, idempotency: Idempotency, game: Game, player_id: int
+) -> SeatTakenOutcome:
+    """A claim's first answer again: its seat key, while the seat still holds it. A seat freed (or closed
+    with the game) since gives no key back: the key would open nothing."""
+    session, writer = games.session, games.writer
+    try:
+        key = writer.replays.edit_key(record, idempotency, game.id)
+    except SealBroken:
+        key = ""
+    seat = session.get(Seat, player_id)
+    if key and seat is not None and seat.game_id == game.id and key_matches(key, seat.key_hash):
+        player = next(p for p in writer.before(game).players if p.id == player_id)
+        return SeatTakenOutcome(game.id, player, key, replayed=True)
+    if writer.before(game).state.over:
+        raise GameIsOver(_("The game is over: there is no round to enter any more."))
+    raise ReplayUnavailable(
+        _("The first answer to this Idempotency-Key can't be given back; send the request with a new key.")
+    )
 
 
 def free_seat(games: Games, game_id: str, player_id: int, credential: Credential) -> None:
@@ -151,18 +205,33 @@ def free_seat(games: Games, game_id: str, player_id: int, credential: Credential
 
 
 def send_row(
-    games: Games, game_id: str, player_id: int, credential: Credential, row: RowIn, if_match: str | None = None
+    games: Games,
+    game_id: str,
+    player_id: int,
+    credential: Credential,
+    row: RowIn,
+    if_match: str | None = None,
+    idempotency: Idempotency | None = None,
 ) -> Draft:
     """The player's row of the round being played, from their seat (its key) or the scorekeeper (the edit
     key); checked field by field; the draft as it now stands. `if_match`: the game's version the sender
-    saw (412 when the game changed since; the row's `round_number` alone says whether its round is open)."""
+    saw (412 when the game changed since; the row's `round_number` alone says whether its round is open).
+    `idempotency`: a retry changes nothing and answers the draft as it now stands, `saved` as the first."""
     session, writer = games.session, games.writer
     kinds: list[scoring.Kind] = []
+    # Bound to the key that sent it, so it is looked for before that key is judged (a seat the game's end
+    # closed since, as a rotation's replay is): a record is found only with the key and the Idempotency-Key.
+    replay = writer.replay(idempotency, game_id, SEAT_ROW, credential.key or "") if credential.key else None
 
     def work() -> Draft:
         game = writer.locked(game_id)
         view = writer.before(game)
         kinds[:] = [view.rules.kind]
+        if replay and (record := writer.replays.find(game_id, replay.key, replay.mac)):
+            sent = json.loads(record.snapshot)  # the round the row was for, and whether it completed it
+            number = len(view.round_ids) + 1
+            saved = sent["round"] if sent["saves"] and number > sent["round"] else None
+            return replace(_draft(games, game_id, number), replayed=True, version=game.version, saved=saved)
         if view.state.over:  # its seats closed with it: said before any key is judged
             raise GameIsOver(_("The game is over: there is no round to enter any more."))
         by_seat = not key_matches(credential.key, game.edit_key_hash)
@@ -180,7 +249,10 @@ def send_row(
             raise RoundSavedMeanwhile(
                 _("Round {sent} was saved already: this row is for round {number} now.").format(
                     sent=row.round_number, number=number
-                )
+                ),
+                sent=row.round_number,
+                round_number=number,
+                version=game.version,
             )
         player = _playing(view, player_id)
         if row.called and view.rules.kind == scoring.Kind.CARDS:  # nobody calls in the card games' rows
@@ -207,9 +279,25 @@ def send_row(
         session.flush()
         sent = replace(_draft(games, game_id, number), version=game.version)
         complete = {p.id for p in view.state.playing(view.players)} <= {r.player_id for r in sent.rows}
-        return replace(sent, saved=number if game.seats_save_round and complete else None)
+        saves = game.seats_save_round and complete
+        if replay:
+            blob = json.dumps({"round": number, "saves": saves}, separators=(",", ":")).encode()
+            writer.replays.remember(
+                game_id,
+                replay.key,
+                replay.mac,
+                SEAT_ROW,
+                200,
+                blob,
+                game.version,
+                idempotency=replay.idempotency,
+                game_id=game_id,
+            )
+        return replace(sent, saved=number if saves else None)
 
     draft = write_transaction(session, work)
+    if draft.replayed:  # nothing changed: nobody to tell, nothing to save
+        return draft
     # After COMMIT: every page of the game hears that a row came (the scorekeeper's fills it in), in this
     # process and, on PostgreSQL, in every other; the version stays as it was.
     writer.broker.publish(game_id, draft.version, draft=epoch_ms(utcnow()))

@@ -373,16 +373,24 @@ class Games:
     def seats(self, game_id: str, credential: Credential) -> seats.Seats:
         return seats.seats(self, game_id, credential)
 
-    def claim_seat(self, game_id: str, player_id: int, token: str) -> seats.SeatTakenOutcome:
-        return seats.claim_seat(self, game_id, player_id, token)
+    def claim_seat(
+        self, game_id: str, player_id: int, token: str, idempotency: Idempotency | None = None
+    ) -> seats.SeatTakenOutcome:
+        return seats.claim_seat(self, game_id, player_id, token, idempotency)
 
     def free_seat(self, game_id: str, player_id: int, credential: Credential) -> None:
         seats.free_seat(self, game_id, player_id, credential)
 
     def send_row(
-        self, game_id: str, player_id: int, credential: Credential, row: seats.RowIn, if_match: str | None = None
+        self,
+        game_id: str,
+        player_id: int,
+        credential: Credential,
+        row: seats.RowIn,
+        if_match: str | None = None,
+        idempotency: Idempotency | None = None,
     ) -> seats.Draft:
-        return seats.send_row(self, game_id, player_id, credential, row, if_match)
+        return seats.send_row(self, game_id, player_id, credential, row, if_match, idempotency)
 
     def taken_seats(self, game_id: str) -> list[int]:
         return seats.taken_seats(self, game_id)

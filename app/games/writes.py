@@ -79,6 +79,19 @@ LOCK_GAME = (  # built once; read afresh even when the session read the game ear
 CLOSED_WITH_THE_GAME = (Seat.__table__, DraftRow.__table__)  # type: ignore[attr-defined]
 
 
+DRAFT_ROWS = DraftRow.__table__  # type: ignore[attr-defined]
+
+
+def renumber_draft(session: Session, game_id: str, was: int, now: int) -> None:
+    """A round deleted or put back before the round being played: the rows its players sent are still the
+    rows of the same deal, which the game now numbers `now` (it was `was`); rows of any other number are
+    stale and go, so none comes back as a later round's."""
+    connection = session.connection()
+    of_game = DRAFT_ROWS.c.game_id == game_id
+    connection.execute(DRAFT_ROWS.delete().where(of_game, DRAFT_ROWS.c.round_number != was))
+    connection.execute(DRAFT_ROWS.update().where(of_game).values(round_number=now))
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What a write did, in the game's terms: the API route turns it into JSON (app.games.views.to_public),
@@ -251,6 +264,8 @@ class GameWriter:
             if view.state.over and not before.state.over:  # a game that finishes closes its seats (app.games.seats)
                 for table in CLOSED_WITH_THE_GAME:
                     session.connection().execute(table.delete().where(table.c.game_id == game_id))
+            elif not created and len(played) != len(before.round_ids):
+                renumber_draft(session, game_id, len(before.round_ids) + 1, len(played) + 1)
             self._update_game(game, loaded)
             moved = game.round_started_at is not None and game.round_started_at != started
             added = played[-1][0] if created and played and played[-1][0] not in before.round_ids else None  # a round

@@ -21,7 +21,7 @@ from starlette.routing import Match
 
 from app import i18n, validation
 from app.answers import ProblemDetails
-from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong, PilesDiffer
+from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong, PilesDiffer, RoundSavedMeanwhile
 from app.http.jsonanswer import JSONAnswer
 from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import N_, _, problem_text
@@ -81,7 +81,7 @@ def problem(
         body["errors"] = errors
     if request_id is not None:
         body["request_id"] = request_id
-    if members:  # a problem type's own members (`piles-differ`: `piles` and `rows`)
+    if members:  # a problem's own extension members (RFC 9457 §3.2)
         body.update(members)
     return JSONAnswer(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
@@ -123,6 +123,8 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
     # A 401 must say how to authenticate (RFC 9110 §11.6.1).
     headers = {"WWW-Authenticate": 'Bearer realm="blitzboard"'} if error.status == 401 else None
+    if isinstance(error, RoundSavedMeanwhile):  # the state to send the row again from, and its ETag
+        members, headers = error.members(), {"ETag": f'"{error.version}"'}
     return problem(
         error.status, error.detail, slug=error.slug, title=error.title, errors=errors, headers=headers, members=members
     )

@@ -19,11 +19,11 @@ from starlette.concurrency import run_in_threadpool
 from app.errors import GameIsOver, InvalidInput, RoundSavedMeanwhile, SeatKeyWrong, SeatLinkRefused, SeatTaken
 from app.games.seatlink import seat_link_token
 from app.games.seats import Draft, RowIn
-from app.games.views import GameView
+from app.games.views import GameView, game_table
 from app.http.ratelimit import wrong_key_wait
 from app.i18n import _, join_names, problem_text
 from app.models import Player
-from app.routes.deps import GameId, GamesDep
+from app.routes.deps import GameId, Games, GamesDep
 from app.rules import scoring
 from app.security import (
     FORM_REFUSED,
@@ -105,7 +105,7 @@ def seat_page(request: Request, game_id: GameId, games: GamesDep, waiting: bool 
     if player is None:
         return _no_seat(request, game_id)
     return _seat_answer(
-        request, view, player, games.draft(game_id, view), fragment="_seat_waiting.html" if waiting else None
+        request, games, view, player, games.draft(game_id, view), fragment="_seat_waiting.html" if waiting else None
     )
 
 
@@ -125,7 +125,7 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
         name: _("A count must be a whole number.") for name in numbers if typed[name] and numbers[name] is None
     }
     if unreadable:
-        return _seat_answer(request, view, player, games.draft(game_id, view), typed, unreadable, 422)
+        return _seat_answer(request, games, view, player, games.draft(game_id, view), typed, unreadable, 422)
     row = RowIn(
         whole_number(form.get("round", "")) or 0,
         numbers["dutch"],
@@ -138,13 +138,13 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
     except InvalidInput as error:
         shown = {"dutch", "blitz"} if view.rules.kind == scoring.Kind.CARDS else {"hand"}
         errors = {(p.field if p.field in shown else "form"): problem_text(p) for p in error.problems}
-        return _seat_answer(request, view, player, games.draft(game_id, view), typed, errors, 422)
+        return _seat_answer(request, games, view, player, games.draft(game_id, view), typed, errors, 422)
     except (RoundSavedMeanwhile, GameIsOver, SeatKeyWrong) as error:
         fresh = games.get(game_id)
         return _seat_answer(
-            request, fresh, player, games.draft(game_id, fresh), None, {"form": error.detail}, error.status
+            request, games, fresh, player, games.draft(game_id, fresh), None, {"form": error.detail}, error.status
         )
-    return _seat_answer(request, games.get(game_id), player, draft, sent=True)
+    return _seat_answer(request, games, games.get(game_id), player, draft, sent=True)
 
 
 def _no_seat(request: Request, game_id: str) -> Response:
@@ -156,6 +156,7 @@ def _no_seat(request: Request, game_id: str) -> Response:
 
 def _seat_answer(
     request: Request,
+    games: Games,
     view: GameView,
     player: Player,
     draft: Draft,
@@ -176,7 +177,14 @@ def _seat_answer(
             "called": "1" if mine is not None and mine.called else "",
         }
     playing = state.playing(view.players)
+    # A game at a table: the seat is a person of the table's, whose page there the seat links to.
+    table = game_table(games.session, view.game) if view.game.table_id and player.person_id else None
+    at_table = None
+    if table is not None:
+        person = request.app.url_path_for("person_page", table_id=table.id, person_id=player.person_id)
+        at_table = {"name": table.name, "url": person}
     context = {
+        "at_table": at_table,
         "game": view.game,
         "player": player,
         "kind": state.rules.kind.value,

@@ -17,8 +17,18 @@ from app.games.views import maybe_timestamp, timestamp
 from app.http.jsonanswer import JSONAnswer
 from app.http.jsonbody import StrictJsonRoute
 from app.http.problems import problem_responses
+from app.idempotency import Idempotency
 from app.paths import seat_link_path
-from app.routes.deps import BearerDep, GameId, GamesDep, IfMatch, PlayerId, RowBearerDep, operation_id
+from app.routes.deps import (
+    BearerDep,
+    GameId,
+    GamesDep,
+    IdempotencyKey,
+    IfMatch,
+    PlayerId,
+    RowBearerDep,
+    operation_id,
+)
 from app.schemas import DraftRowIn, SeatClaim
 
 router = APIRouter(
@@ -62,17 +72,26 @@ def list_seats(game_id: GameId, request: Request, games: GamesDep, credential: B
     summary="Take a player's seat",
     description="With the seat link's key: this phone becomes the player's seat. Answers the seat key (shown only "
     "here). 403 for a link that is not the game's (or no longer); 409 when another phone holds the seat (the "
-    "scorekeeper frees it) or the game is over; 422 for a player who left or is out.",
+    "scorekeeper frees it) or the game is over; 422 for a player who left or is out. With an `Idempotency-Key`, "
+    "a retry with the same link gets the same seat key again while it holds the seat (422 "
+    "`idempotency-replay-unavailable` once the scorekeeper freed it).",
 )
-def claim_seat(game_id: GameId, player_id: PlayerId, data: SeatClaim, games: GamesDep) -> JSONAnswer:
-    taken = games.claim_seat(game_id, player_id, data.link)
+def claim_seat(
+    game_id: GameId,
+    player_id: PlayerId,
+    data: SeatClaim,
+    games: GamesDep,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONAnswer:
+    idempotency = Idempotency.of(idempotency_key, f"POST /seats/{player_id}")  # the link: the record's binding
+    taken = games.claim_seat(game_id, player_id, data.link, idempotency)
     body = {
         "game_id": taken.game_id,
         "player_id": taken.player.id,
         "name": taken.player.name,
         "seat_key": taken.seat_key,
     }
-    return JSONAnswer(body, status_code=201)
+    return JSONAnswer(body, status_code=201, headers=_replayed(taken.replayed))
 
 
 @router.delete(
@@ -99,7 +118,8 @@ def free_seat(game_id: GameId, player_id: PlayerId, games: GamesDep, credential:
     "checks wait for the save. A row sent again replaces the player's earlier one. `round` must be the round "
     "being played: 409 (`round-saved`) once it was saved, never written over it; with `If-Match`, 412 when the "
     "game changed since that version. Not a round: no total, "
-    "version or history moves. Answers the draft as it now stands.",
+    "version or history moves. Answers the draft as it now stands, with the game's version as its `ETag`. With an "
+    "`Idempotency-Key`, a retry with the same key and row changes nothing and answers the draft as it now stands.",
 )
 def send_row(
     game_id: GameId,
@@ -108,9 +128,17 @@ def send_row(
     games: GamesDep,
     credential: RowBearerDep,
     if_match: IfMatch = None,
+    idempotency_key: IdempotencyKey = None,
 ) -> JSONAnswer:
     row = RowIn(data.round, data.dutch, data.blitz, data.hand, data.called)
-    return JSONAnswer(draft_body(games.send_row(game_id, player_id, credential, row, if_match)))
+    sent = data.model_dump(mode="json", exclude_none=True)
+    idempotency = Idempotency.of(idempotency_key, f"PUT /draft/{player_id}", sent)  # the key: its binding
+    draft = games.send_row(game_id, player_id, credential, row, if_match, idempotency)
+    return JSONAnswer(draft_body(draft), headers={"ETag": f'"{draft.version}"'} | _replayed(draft.replayed))
+
+
+def _replayed(replayed: bool) -> dict[str, str]:
+    return {"Idempotent-Replayed": "true"} if replayed else {}
 
 
 @router.get(

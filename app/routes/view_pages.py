@@ -15,14 +15,17 @@ from app import i18n
 from app.games.viewcache import cached_view
 from app.games.views import game_table, version_start_and_table
 from app.http.assets import build
+from app.i18n import _
 from app.preconditions import none_match
 from app.routes.deps import GameId, GamesDep
+from app.rules import scoring
 from app.security import HANDED_OVER
 from app.tables.nights import night_lead
 from app.urls import absolute_url
 from app.web.changes import SHOWN
 from app.web.context import GameData, Viewer, game_page
-from app.web.render import OFFLINE_COPY, is_htmx, render
+from app.web.piles import check_piles
+from app.web.render import OFFLINE_COPY, error_page, is_htmx, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -97,3 +100,18 @@ def _view_headers(
     etag = _view_etag(request, game_id, version, layout, htmx, table_version)
     headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
     return headers if htmx else headers | OFFLINE_COPY  # the page, not the fragment: kept for offline
+
+
+@router.get("/g/{game_id}/piles", response_class=HTMLResponse, name="pile_check_page")
+def pile_check_page(
+    request: Request, game_id: GameId, games: GamesDep, piles: Annotated[str, Query(max_length=100)] = ""
+) -> Response:
+    """ "Check the piles" from the view page (app.web.piles): its answer in the view page's Share box
+    (htmx), or a page of its own (no JavaScript). Only while the game lets the table help (`seats_on_view`)
+    and only in a game of cards; it reads, and changes nothing."""
+    view = games.get(game_id)
+    if not (view.game.seats_on_view and view.rules.kind == scoring.Kind.CARDS):
+        return error_page(request, 404, _("This game offers no pile check: the scorekeeper checks the piles."))
+    check = check_piles(view, games.draft(game_id, view).rows, piles)
+    context = {"game": view.game, "check": check, "piles_url": request.url.path}
+    return render(request, "piles.html", context, fragment="_pile_check.html", headers={"Cache-Control": "no-store"})

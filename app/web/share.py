@@ -10,6 +10,7 @@ from fastapi import Request
 from app.games.handover import HANDOVER_MINUTES, handover_token
 from app.games.seatlink import seat_link_token
 from app.games.views import GameView
+from app.rules import scoring
 from app.urls import absolute_url, urls_for
 from app.web.render import is_htmx
 
@@ -33,6 +34,9 @@ class Share:
     seat_url: str | None = None
     seat_qr: str | None = None
     seats_taken: frozenset[int] = frozenset()
+    # "Check the piles" for anyone at the table, on the view page of a card game that lets them help
+    # (`seats_on_view`, as the seat link; app.web.piles): where its form asks.
+    piles_url: str | None = None
 
 
 def share_part(
@@ -58,7 +62,11 @@ def share_part(
     if (seats_taken is not None and edit_key) or (not edit_key and game.seats_on_view and not view.state.over):
         token = seat_link_token(request.app.state.sealer, game)
         seat_url = absolute_url(request, request.app.url_path_for("seat_link_page", game_id=game.id, token=token))
+    piles_url = None
+    if not edit_key and game.seats_on_view and view.rules.kind == scoring.Kind.CARDS:
+        piles_url = request.app.url_path_for("pile_check_page", game_id=game.id)
     return Share(
+        piles_url=piles_url,
         seat_url=seat_url,
         seat_qr=qr_code(seat_url) if seat_url and not fragment_only else None,
         seats_taken=seats_taken or frozenset(),

@@ -179,3 +179,22 @@ def test_a_saved_round_clears_the_draft_even_when_the_round_is_deleted_again(mak
         "rows": [],
         "saved_round": None,
     }
+
+
+def test_a_round_deleted_or_put_back_keeps_the_rows_of_the_deal_being_played(make_game):
+    # Two rounds saved, Ana sent her row of the third deal. Round 1 deleted: that deal is round 2 now, with
+    # her row; a phone still sending for round 3 hears so. Put back: it is round 3 again, still with her row.
+    game = make_game(players=NAMES)
+    ana, ben = (take(game, i).json()["seat_key"] for i in (0, 1))
+    for counts in ([(3, 0), (2, 4), (1, 6)], [(5, 0), (2, 1), (1, 2)]):
+        assert game.add_round(counts).status_code == 201
+    assert send(game, 0, ana, {"round": 3, "dutch": 7, "blitz": 0}).status_code == 200
+    assert game.client.delete(game_url(game.id, "/rounds/1"), headers=game.auth).status_code == 200
+    draft = game.client.get(game_url(game.id, "/draft")).json()
+    assert (draft["round"], [(r["player_id"], r["dutch"]) for r in draft["rows"]]) == (2, [(game.player_ids[0], 7)])
+    late = send(game, 1, ben, {"round": 3, "dutch": 4, "blitz": 2})
+    assert_problem(late, 409)
+    change = game.client.get(game_url(game.id, "/changes")).json()[0]
+    assert game.client.post(game_url(game.id, f"/changes/{change['id']}/revert"), headers=game.auth).status_code == 200
+    draft = game.client.get(game_url(game.id, "/draft")).json()
+    assert (draft["round"], [r["player_id"] for r in draft["rows"]]) == (3, [game.player_ids[0]])

@@ -150,8 +150,16 @@ def test_broker_carries_a_row_sent_without_moving_the_version():
             assert await sub.wait(1) == 2
             broker.publish("a", 2, draft=1_700_000_005_000)  # a row from a player's phone
             assert await sub.wait(1) == 2 and sub.draft == 1_700_000_005_000
-            broker.deliver("a", 2, None, 1_700_000_004_000)  # an older one, heard late from another process
-            assert await sub.wait(0.05) is None and sub.draft == 1_700_000_005_000
+            # An older one, heard late from another process: a row the reader may not have read yet.
+            broker.deliver("a", 2, None, 1_700_000_004_000)
+            assert await sub.wait(1) == 2 and sub.draft == 1_700_000_004_000
+            broker.deliver("a", 2, None, 1_700_000_004_000)  # the same one again: no wake-up
+            assert await sub.wait(0.05) is None
+            # Two rows in the same millisecond, the first read before the second came: both are heard.
+            broker.publish("a", 2, draft=1_700_000_006_000)
+            assert await sub.wait(1) == 2
+            broker.publish("a", 2, draft=1_700_000_006_000)
+            assert await sub.wait(1) == 2 and sub.draft == 1_700_000_006_001
 
     asyncio.run(scenario())
 

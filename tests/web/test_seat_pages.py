@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.helpers import GameHandle, game_url, html, text_of
+from tests.helpers import GameHandle, PlayedTable, game_url, html, text_of
 
 NAMES = [{"name": n} for n in ("Ana", "Ben", "Cy")]
 
@@ -39,6 +39,7 @@ def test_a_player_takes_their_seat_and_sends_their_row(app, make_game):
     assert cookie.has_nonstandard_attr("HttpOnly")
     page = html(phone.get(f"/g/{game.id}/mine"))
     assert page.select_one("#seat h1 bdi").text == "Ben" and text_of(page.select_one("#seat h1")).endswith("row")
+    assert page.select_one(".seat-table") is None  # a game of its own: no table to show
     assert [i["name"] for i in page.select("form.seat-form input.num")] == ["dutch"]
     assert [i["value"] for i in page.select("form.seat-form input[name=blitz]")] == [str(n) for n in range(11)]
     answer = send(phone, game, dutch="9", blitz="4")
@@ -139,3 +140,17 @@ def test_the_keeper_shows_the_seat_link_frees_a_seat_and_gets_the_rows_in_the_fo
     answer = keeper.post(free["action"], data={"csrf": free.select_one("input[name=csrf]")["value"]})
     assert answer.status_code == 200, answer.text
     assert phone.get(f"/g/{game.id}/mine").status_code == 403
+
+
+def test_at_a_table_the_seat_shows_the_person_and_links_to_their_page(app, client: TestClient):
+    table = PlayedTable(client, app, ["Ana", "Ben"], name="Friday crew")
+    game = table.start(["Ana", "Ben"], {"preset": "dutch_blitz"})
+    link = client.get(game_url(game.id, "/seats"), headers=game.auth).json()["link"].split("testserver", 1)[1]
+    phone = TestClient(app)
+    form = next(f for f in html(phone.get(link)).select("#seat-link form") if text_of(f.select_one("button")) == "Ben")
+    page = html(phone.post(form["action"], data={"player_id": form.select_one("input[name=player_id]")["value"]}))
+    shown = page.select_one("#seat .seat-table")
+    assert "At the table Friday crew" in text_of(shown)
+    person = shown.select_one("a")["href"]
+    assert person == f"/t/{table.id}/p/{table.people['Ben']}"
+    assert "Ben" in text_of(html(phone.get(person)).select_one("h1"))
