@@ -143,6 +143,11 @@ class RoundPublic(BaseModel):
     scores: list[ScorePublic] = PField(description="In seating order.")
     started_at: datetime | None = PField(description='When the round started (its "Blitz!"); null when unknown.')
     duration_s: int | None = PField(description="How long the round lasted, in seconds; null when unknown.")
+    piles: int | None = PField(
+        None,
+        description='The cards on the centre piles as the table counted them ("Check the piles"); null when '
+        "nobody counted.",
+    )
 
 
 class LowestRoundPublic(BaseModel):
@@ -237,6 +242,10 @@ class ProblemDetails(BaseModel):
         None, description="On 409 `round-saved`: the round the row was for, saved since (null: not begun yet)."
     )
     version: int | None = PField(None, description="On 409 `round-saved`: the game's version now (also the ETag).")
+    piles: int | None = PField(
+        None, description="On `piles-differ`: the cards the round's `piles` says the centre piles hold."
+    )
+    rows: int | None = PField(None, description="On `piles-differ`: the sum of the round's `dutch` counts.")
 
 
 class CardsPublic(BaseModel):
@@ -251,6 +260,7 @@ class RoundCardsPublic(BaseModel):
 
     scores: list[CardsPublic]
     caller: int | None = PField(None, description="`lowest`: who called Dutch; `lives`: who knocked.")
+    piles: int | None = PField(None, description="`cards`: the centre piles as counted, when they were.")
 
 
 class PlayerNamePublic(BaseModel):

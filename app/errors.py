@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n import N_, problem_text
+from app.i18n import N_, _, problem_text
 from app.rules import scoring
 
 
@@ -132,6 +132,21 @@ class InvalidDocument(GameError):
     def __init__(self, detail: str, errors: list[tuple[str, str]]):
         super().__init__(detail)
         self.errors = errors
+
+
+class PilesDiffer(GameError):
+    """A round whose centre piles ("Check the piles") hold another number of cards than its rows played there:
+    saved only when the house says so (`piles_anyway`, the form's "Save anyway")."""
+
+    status, slug, title = 422, "piles-differ", N_("The piles and the rows differ")
+
+    def __init__(self, piles: int, rows: int):
+        super().__init__(
+            _("The piles hold {piles} cards; the rows say {rows}. Correct a row, or save anyway.").format(
+                piles=piles, rows=rows
+            )
+        )
+        self.piles, self.rows = piles, rows
 
 
 class InvalidInput(GameError):

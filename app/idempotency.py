@@ -79,10 +79,12 @@ def snapshot(
     times: list[RoundTime] | None = None,
     left: list[int | None] | None = None,
     joined: list[int | None] | None = None,
+    piles: list[int | None] | None = None,
 ) -> bytes:
     """`times`: each round's time, in the order of `rounds` (None: no round is timed); `left`: each player's
     rounds played when they left the game (None: still in; left out: nobody left); `joined`: the rounds
-    played before each latecomer came (None: from the start; left out: nobody came late)."""
+    played before each latecomer came (None: from the start; left out: nobody came late); `piles`: each
+    round's centre piles as counted (None: not counted; left out: none was)."""
     data: dict[str, Any] = {
         "id": game.id,
         "name": game.name,
@@ -113,6 +115,10 @@ def snapshot(
         data["left"] = left
     if joined and any(n is not None for n in joined):  # left out when nobody came late, as every record before
         data["joined"] = joined
+    if piles and any(n is not None for n in piles):  # left out when none was counted, as every record before
+        data["piles"] = [[i, n] for i, n in enumerate(piles) if n is not None]
+    if game.seats_save_round or game.seats_on_view:  # left out when both are off, as every record before them
+        data["seats"] = [game.seats_save_round, game.seats_on_view]
     if game.round_started_at is not None:
         data["pending"] = as_utc(game.round_started_at).isoformat()
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
@@ -183,6 +189,7 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         **dict(zip(FAMILY, data.get("family", FAMILY_DEFAULTS), strict=True)),
     )
     game.table_id = data.get("table")
+    game.seats_save_round, game.seats_on_view = data.get("seats", [False, False])
     people = data.get("people") or [None] * len(data["players"])
     count = len(data["rounds"])
     left = data.get("left") or [None] * len(data["players"])
@@ -220,6 +227,14 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         for n, started, duration in data.get("times", [])
     }
     return game, players, played, times
+
+
+def restored_piles(blob: bytes) -> dict[int, int]:
+    """The centre piles a snapshot kept (an import's: its rounds were counted), by the stand-in round ids
+    `restore` gives; empty for every other record."""
+    data = json.loads(zlib.decompress(blob))
+    count = len(data["rounds"])
+    return {n - count: piles for n, piles in data.get("piles", [])}
 
 
 def snapshot_game_id(blob: bytes) -> str:

@@ -46,6 +46,14 @@ PileSize = Annotated[int, Strict(), PField(ge=scoring.BOUNDS["pile_size"][0], le
 DeckSize = Annotated[int, Strict(), PField(ge=scoring.BOUNDS["deck_size"][0], le=scoring.BOUNDS["deck_size"][1])]
 RoundCount = Annotated[int, Strict(), PField(ge=scoring.BOUNDS["rounds"][0], le=scoring.BOUNDS["rounds"][1])]
 Lives = Annotated[int, Strict(), PField(ge=scoring.BOUNDS["lives"][0], le=scoring.BOUNDS["lives"][1])]
+# The cards on the centre piles ("Check the piles"): parsed wide and judged against the game (its players
+# and deck), whose message says the bound; the document declares the widest any game allows.
+PileCount = Annotated[
+    int,
+    Strict(),
+    PField(ge=-1_000_000, le=1_000_000),
+    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.MAX_PLAYERS * scoring.BOUNDS["deck_size"][1]}),
+]
 Flag = Annotated[bool, Strict()]
 RoundSeconds = Annotated[int, Strict(), PField(ge=0, le=timing.MAX_ROUND_SECONDS)]
 
@@ -383,4 +391,16 @@ class RoundIn(StrictModel):
         None,
         description=f"How long the round lasted, in seconds (0–{timing.MAX_ROUND_SECONDS}). Left out: the "
         "time from its start to this save (a correction keeps the round's own).",
+    )
+    piles: PileCount | None = PField(  # type: ignore[assignment]
+        None,
+        description="`cards`: the cards on the centre piles at the round's end as the table counted them "
+        '("Check the piles"), from 0 to the players\' decks together. Kept with the round. When it differs '
+        "from the sum of the rows' `dutch`, the round is refused (422 `piles-differ`) unless `piles_anyway` "
+        "is true. A correction: left out keeps the round's count, null clears it.",
+    )
+    piles_anyway: Flag = PField(  # type: ignore[assignment]
+        False,
+        description="Save the round with its `piles` even though they differ from the rows' `dutch` (the "
+        'house decides, as the form\'s "Save anyway"). Not kept.',
     )

@@ -26,6 +26,7 @@ from app.schemas import (
     Hand,
     KindName,
     Moment,
+    PileCount,
     PresetName,
     RoundSeconds,
     RulesCreate,
@@ -86,10 +87,25 @@ class RoundBackup(StrictModel):
     created_at: Moment = PField(description="When the round was saved (UTC).")
     started_at: Moment | None = PField(None, description='When the round started (its "Blitz!"); null when unknown.')
     duration_s: RoundSeconds | None = PField(None, description="How long it lasted, in seconds; null when unknown.")
+    piles: PileCount | None = PField(  # type: ignore[assignment]
+        None,
+        description='`cards`: the cards on the centre piles as the table counted them ("Check the piles"); null '
+        "or left out when nobody counted.",
+    )
     scores: Annotated[list[ScoreBackup], FailFast()] = PField(
         max_length=100,
         description="In seating order, one per player (`lives`: each player still in when it was played).",
     )
+
+
+class SeatsBackup(StrictModel):
+    """How players entering their own rows works in the game (`seats` in the game's answer)."""
+
+    save_round: Flag = PField(False, description="The round saves by itself once every player still in sent their row.")  # type: ignore[assignment]
+    on_view: Flag = PField(False, description="The view page offers the seat link to everyone who follows the game.")  # type: ignore[assignment]
+
+
+SEATS_TEXT = "The game's seat settings; left out (an older backup): both off."
 
 
 class PlayerBackup(StrictModel):
@@ -150,6 +166,7 @@ class GameBackup(StrictModel):
     rules: RulesBackup = PField(description="The game's kind, preset and every parameter of the kind.")
     players: Annotated[list[PlayerBackup], FailFast()] = PField(max_length=100, description=PLAYERS_TEXT)
     rounds: Annotated[list[RoundBackup], FailFast()] = PField(max_length=ROUNDS_READ, description=ROUNDS_TEXT)
+    seats: SeatsBackup = PField(default_factory=SeatsBackup, description=SEATS_TEXT)
 
 
 class TableGameBackup(StrictModel):
@@ -161,6 +178,7 @@ class TableGameBackup(StrictModel):
     rules: RulesBackup = PField(description="The game's kind, preset and every parameter of the kind.")
     players: Annotated[list[TablePlayerBackup], FailFast()] = PField(max_length=100, description=PLAYERS_TEXT)
     rounds: Annotated[list[RoundBackup], FailFast()] = PField(max_length=ROUNDS_READ, description=ROUNDS_TEXT)
+    seats: SeatsBackup = PField(default_factory=SeatsBackup, description=SEATS_TEXT)
 
 
 class PersonBackup(StrictModel):

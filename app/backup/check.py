@@ -34,7 +34,7 @@ from app.backup.answers import (
 from app.backup.outline import Draft, Findings
 from app.errors import InvalidDocument
 from app.i18n import _
-from app.rules import scoring
+from app.rules import cards, scoring
 from app.rules.names import clean_name, game_name_problem, name_key, table_name_problem
 from app.tables.usecases import checked_name, taken
 
@@ -47,6 +47,7 @@ class CheckedRound:
     started_at: datetime | None
     duration_s: int | None
     scores: list[scoring.Score]  # player_id: the player's seat (their place in the game's players)
+    piles: int | None = None  # the centre piles as counted (`cards`)
 
 
 @dataclass(slots=True)
@@ -58,6 +59,8 @@ class CheckedGame:
     players: list[scoring.Player]  # id: the seat; names as stored
     rounds: list[CheckedRound]
     people: list[int] | None = None  # at a table: each player's person (their place in the table's people)
+    seats_save_round: bool = False  # the seat settings (app.games.seats)
+    seats_on_view: bool = False
 
 
 @dataclass(slots=True)
@@ -228,7 +231,17 @@ def _game(
     rounds = [_round(r, f"{at}rounds[{n}]", rules, players, findings) for n, r in enumerate(data.rounds)]
     if rules is not None and findings.count == before:  # each round against the ones before it
         _play(rules, players, rounds, f"{at}rounds", findings)
-    return CheckedGame(name, data.created_at, data.updated_at, rules or scoring.Rules(), players, rounds, persons)
+    return CheckedGame(
+        name,
+        data.created_at,
+        data.updated_at,
+        rules or scoring.Rules(),
+        players,
+        rounds,
+        persons,
+        bool(data.seats.save_round),
+        bool(data.seats.on_view),
+    )
 
 
 def _rules(data: RulesBackup, at: str, findings: Findings) -> scoring.Rules | None:
@@ -275,7 +288,14 @@ def _round(
                 )
         elif sum(s.called is True for s in data.scores) > 1:
             findings.add(f"{at}.scores", _("Only one player can call or knock in a round."))
-    return CheckedRound(data.created_at, data.started_at, data.duration_s, scores)
+        if data.piles is not None:  # as a live round's: only the card games count piles, within the decks
+            for problem in (
+                cards.piles_problems(data.piles, len(data.scores), rules)
+                if rules.kind == scoring.Kind.CARDS
+                else [scoring.Problem("round_field_not_in_kind", field="piles", params={"field": "piles"})]
+            ):
+                findings.rule(f"{at}.piles", problem)
+    return CheckedRound(data.created_at, data.started_at, data.duration_s, scores, data.piles)
 
 
 def _play(

@@ -53,6 +53,7 @@ from app.idempotency import (
     Record,
     Replays,
     restore,
+    restored_piles,
     snapshot,
 )
 from app.models import CardTable, Game, Person, Round, as_utc
@@ -143,14 +144,14 @@ def _game(view: GameView, saved: dict[int, datetime], place: dict[int | None, in
             scores = [{"player": seat[s.player_id], "dutch": s.dutch, "blitz": s.blitz} for s in scored.scores]
         else:  # `lives`: only the players still in, as stored
             scores = [{"player": seat[s.player_id], "hand": s.hand, "called": s.called} for s in scored.scores]
-        rounds.append(
-            {
-                "created_at": _moment(saved[round_id]),
-                "started_at": _maybe_moment(time.started_at),
-                "duration_s": time.duration_s,
-                "scores": scores,
-            }
-        )
+        entry = {
+            "created_at": _moment(saved[round_id]),
+            "started_at": _maybe_moment(time.started_at),
+            "duration_s": time.duration_s,
+        }
+        if cards:  # the centre piles as counted ("Check the piles"); only the card games have them
+            entry["piles"] = view.piles.get(round_id)
+        rounds.append(entry | {"scores": scores})
     return {
         "name": game.name,
         "created_at": _moment(game.created_at),
@@ -158,6 +159,7 @@ def _game(view: GameView, saved: dict[int, datetime], place: dict[int | None, in
         "rules": scoring.public_rules(view.rules),
         "players": players,
         "rounds": rounds,
+        "seats": {"save_round": game.seats_save_round, "on_view": game.seats_on_view},
     }
 
 
@@ -208,6 +210,7 @@ class Backups:
                     times,
                     [p.left_after for p in seats],
                     [p.joined_after for p in seats],
+                    [view.piles.get(round_id) for round_id in view.round_ids],
                 )
                 replays.remember(
                     IMPORT_GAME_SCOPE, record_key, mac, CREATE, 201, blob, game.version,
@@ -285,7 +288,8 @@ class Backups:
     def _replayed_game(self, record: Record, idempotency: Idempotency) -> Outcome:
         game, players, played, times = restore(record.snapshot)
         edit_key = self._sealed(record, idempotency, game.id)
-        return Outcome(scored_view(game, players, played, times), created=True, replayed=True, edit_key=edit_key)
+        view = scored_view(game, players, played, times, restored_piles(record.snapshot))
+        return Outcome(view, created=True, replayed=True, edit_key=edit_key)
 
     def _replayed_table(self, record: Record, idempotency: Idempotency) -> TableOutcome:
         answer = json.loads(zlib.decompress(record.snapshot))

@@ -50,6 +50,8 @@ def prepare(games: list[CheckedGame], table_id: str | None = None) -> list[NewGa
             table_id=table_id,
             created_at=checked.created_at,
             updated_at=checked.updated_at,
+            seats_save_round=checked.seats_save_round,
+            seats_on_view=checked.seats_on_view,
         )
         set_rules(game, checked.rules)
         players = [
@@ -104,7 +106,13 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
     ):
         player.id = player_id
     rounds = [
-        {"game_id": new.game.id, "created_at": r.created_at, "started_at": r.started_at, "duration_s": r.duration_s}
+        {
+            "game_id": new.game.id,
+            "created_at": r.created_at,
+            "started_at": r.started_at,
+            "duration_s": r.duration_s,
+            "piles": r.piles,
+        }
         for new in games
         for r in new.checked.rounds
     ]
@@ -118,6 +126,7 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
         cards = new.checked.rules.kind == scoring.Kind.CARDS
         played: list[tuple[int, list[scoring.Score]]] = []
         times: dict[int, RoundTime] = {}
+        piles: dict[int, int] = {}
         for checked in new.checked.rounds:
             round_id = next(round_ids)
             round_scores = [scoring.Score(ids[s.player_id], s.dutch, s.blitz, s.hand, s.called) for s in checked.scores]
@@ -129,6 +138,8 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
                     player.joined_after_round_id = round_id
             if checked.started_at is not None or checked.duration_s is not None:
                 times[round_id] = RoundTime(checked.started_at, checked.duration_s)
+            if checked.piles is not None:
+                piles[round_id] = checked.piles
             # As the use cases store them: the other kinds' counts 0, `cards` no hand and no caller.
             scores += [
                 {"round_id": round_id, "player_id": s.player_id, "dutch": s.dutch if cards else 0,
@@ -144,7 +155,7 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
                 leavers.append({"player_key": player.id, "left_after_round_id": player.left_after_round_id})
             if player.joined_after_round_id is not None:
                 latecomers.append({"player_key": player.id, "joined_after_round_id": player.joined_after_round_id})
-        views.append(scored_view(new.game, new.players, played, times))
+        views.append(scored_view(new.game, new.players, played, times, piles))
     if scores:
         session.exec(insert(RoundScore.__table__), params=scores)  # type: ignore[call-overload,attr-defined]
     if leavers:

@@ -98,20 +98,29 @@ def _logged(score: _Cards) -> dict[str, int]:
 
 
 def played_round(view: GameView, number: int) -> dict[str, Any]:
-    """Round `number` of the game as logged: its cards, and who called Dutch or knocked (if anyone)."""
+    """Round `number` of the game as logged: its cards, who called Dutch or knocked (if anyone), and the
+    centre piles as counted (if they were)."""
     scored = view.state.rounds[number - 1]
     logged: dict[str, Any] = {"scores": cards(scored.scores, [p.id for p in view.players])}
     if scored.caller is not None:
         logged["caller"] = scored.caller
+    if (piles := view.piles.get(view.round_ids[number - 1])) is not None:
+        logged["piles"] = piles
     return logged
 
 
-def entered_round(view: GameView, data: RoundIn) -> dict[str, Any]:
-    """A round as sent, logged the same way."""
+def entered_round(view: GameView, data: RoundIn, number: int | None = None) -> dict[str, Any]:
+    """A round as sent, logged the same way; a correction of round `number` that leaves `piles` out keeps
+    the round's count."""
     logged: dict[str, Any] = {"scores": cards(data.scores, [p.id for p in view.players])}
     caller = data.caller if view.rules.kind == scoring.Kind.LOWEST else data.knocker
     if caller is not None:
         logged["caller"] = caller
+    piles = data.piles
+    if number is not None and "piles" not in data.model_fields_set:
+        piles = view.piles.get(view.round_ids[number - 1])
+    if piles is not None:
+        logged["piles"] = piles
     return logged
 
 
@@ -183,7 +192,7 @@ def why_not(change: Change, view: GameView) -> str | None:
 
 def _entry(logged: dict[str, Any] | None) -> dict[str, Any]:
     """A logged round's cards and caller (a deletion's entry also says whether it was last, and its time)."""
-    return {name: value for name, value in (logged or {}).items() if name in ("scores", "caller")}
+    return {name: value for name, value in (logged or {}).items() if name in ("scores", "caller", "piles")}
 
 
 def _rules_break_rounds(change: Change, view: GameView) -> str | None:
@@ -271,7 +280,7 @@ def public(change: Change, view: GameView) -> dict[str, Any]:
             return {"player_id": logged.get("player_id"), "left": logged.get("left_after_round_id") is not None}
         if change.kind == JOIN:
             return {name: logged[name] for name in ("player_id", "name", "starting_score", "lives") if name in logged}
-        return {name: logged[name] for name in ("scores", "caller") if name in logged}
+        return {name: logged[name] for name in ("scores", "caller", "piles") if name in logged}
 
     return {
         "id": change.id,
@@ -298,7 +307,7 @@ def _log(session: Session, view: GameView, kind: str, reverting: Change | None, 
 def log_correction(
     session: Session, view: GameView, number: int, data: RoundIn, reverting: Change | None = None
 ) -> None:
-    old, new = played_round(view, number), entered_round(view, data)
+    old, new = played_round(view, number), entered_round(view, data, number)
     if old != new:
         round_id = view.round_ids[number - 1]
         _log(session, view, CORRECTION, reverting, round_number=number, round_id=round_id, old=old, new=new)
@@ -397,6 +406,8 @@ def round_in(logged: dict[str, Any] | None, view: GameView) -> RoundIn:
     caller = logged.get("caller")
     if view.rules.kind == scoring.Kind.LIVES:
         return RoundIn(scores=scores, knocker=caller)
+    if view.rules.kind == scoring.Kind.CARDS:  # its piles as they were (none: cleared), however they compare
+        return RoundIn(scores=scores, piles=logged.get("piles"), piles_anyway=True)
     return RoundIn(scores=scores, caller=caller)
 
 

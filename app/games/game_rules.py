@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from app.errors import GameNotFound, InvalidInput
+from app.errors import GameNotFound, InvalidInput, PilesDiffer
 from app.games.views import GameView, rule_players, rules_of
 from app.games.writes import CALLER_FIELD
 from app.i18n import _
 from app.models import Game
-from app.rules import scoring
+from app.rules import cards, scoring
 from app.rules.names import clean_name, game_name_problem
 from app.rules.scoring import Played
 from app.schemas import GameCreate, RoundIn, RulesCreate, RulesUpdate
@@ -145,8 +145,19 @@ def checked_round(
         )
         + problems
     )
+    cards_kind = rules.kind == scoring.Kind.CARDS
+    if scores.piles is not None:  # "Check the piles": only the card games have centre piles
+        problems += (
+            cards.piles_problems(scores.piles, len(scores.scores), rules)
+            if cards_kind
+            else [scoring.Problem("round_field_not_in_kind", field="piles", params={"field": "piles"})]
+        )
     if problems:
         raise InvalidInput(problems)
+    if cards_kind and scores.piles is not None and not scores.piles_anyway:
+        rows = sum(s.dutch or 0 for s in scores.scores)
+        if rows != scores.piles:
+            raise PilesDiffer(scores.piles, rows)
     return scores
 
 

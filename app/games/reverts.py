@@ -150,10 +150,12 @@ def _restore(
         saved = (change.old or {}).get("saved")
         at = datetime.fromisoformat(saved) if saved else utcnow()
         round_id = writer.insert_round(
-            view.game.id, at, time.started_at, time.duration_s, round_id=None if taken else old_id
+            view.game.id, at, time.started_at, time.duration_s, round_id=None if taken else old_id, piles=data.piles
         )
         if time.started_at is not None or time.duration_s is not None:
             view.times[round_id] = time
+        if data.piles is not None:
+            view.piles[round_id] = data.piles
         position = sum(1 for rid in view.round_ids if rid < round_id)
         played = view.played()
         played.insert(position, (round_id, writer.add_scores(round_id, data, view.rules)))

@@ -245,11 +245,13 @@ class Games:
             time = timing.saved_round_time(None if counting else pending, now, scores.started_at, scores.duration_s)
             if not counting:
                 view.game.round_started_at = None
-            round_id = writer.insert_round(view.game.id, now, time.started_at, time.duration_s)
+            round_id = writer.insert_round(view.game.id, now, time.started_at, time.duration_s, piles=scores.piles)
             self.session.exec(delete(DraftRow).where(DraftRow.game_id == view.game.id))  # type: ignore[arg-type]
             players.leavers_before(self.session, view, round_id)
             if time.started_at is not None or time.duration_s is not None:
                 view.times[round_id] = time
+            if scores.piles is not None:
+                view.piles[round_id] = scores.piles
             return [*view.played(), (round_id, writer.add_scores(round_id, scores, view.rules))]
 
         guard = guard or Guard.key(credential)
@@ -277,6 +279,11 @@ class Games:
                 writer.set_round_time(round_id, time)
                 view.times[round_id] = time
             log_correction(self.session, view, number, scores, reverting)
+            if "piles" in scores.model_fields_set:  # left out: the round keeps its count; null clears it
+                writer.set_round_piles(round_id, scores.piles)
+                view.piles.pop(round_id, None)
+                if scores.piles is not None:
+                    view.piles[round_id] = scores.piles
             writer.delete_scores(round_id)
             played = view.played()
             played[number - 1] = (round_id, writer.add_scores(round_id, scores, view.rules))

@@ -102,6 +102,7 @@ class ViewCache:
                 players=[_detached(p) for p in view.players],
                 round_ids=list(view.round_ids),
                 times=dict(view.times),
+                piles=dict(view.piles),
                 derived={},
             )
         )

@@ -32,6 +32,9 @@ class GameView:
     state: scoring.GameState
     # Each timed round's start and duration, by round id (app.rules.timing); a round not in it has neither.
     times: dict[int, RoundTime] = field(default_factory=dict)
+    # The cards on the centre piles as the table counted them ("Check the piles"), by round id; a round
+    # not in it was not counted.
+    piles: dict[int, int] = field(default_factory=dict)
     # What pages work out from this view (app.games.viewcache.derived): a dict only on a view the app's view
     # cache shares, so it is made once per cached version; None on any other view (made every time).
     derived: dict[Any, Any] | None = field(default=None, compare=False, repr=False)
@@ -85,6 +88,7 @@ def set_rules(game: Game, rules: scoring.Rules) -> None:
 # A round's part of the game's JSON, per kind: its scores (one comprehension a round, not a call a
 # score: a long game has thousands) and what the round adds.
 def _cards_round(r: scoring.ScoredRound) -> dict[str, Any]:
+    # The round's `piles` is added by to_public (it is stored with the round, not scored).
     return {
         "number": r.number,
         "scores": [
@@ -172,6 +176,12 @@ def to_public(view: GameView) -> dict[str, Any]:
         "rounds": [
             round_public(r) | {"started_at": maybe_timestamp(t.started_at), "duration_s": t.duration_s}
             for r, t in zip(state.rounds, times, strict=True)
+        ]
+        if kind != scoring.Kind.CARDS
+        else [
+            _cards_round(r)
+            | {"started_at": maybe_timestamp(t.started_at), "duration_s": t.duration_s, "piles": view.piles.get(rid)}
+            for r, t, rid in zip(state.rounds, times, view.round_ids, strict=True)
         ],
         "round_started_at": maybe_timestamp(game.round_started_at),
         "table_id": game.table_id,
@@ -222,12 +232,15 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
         players[player.game_id].append(player)
     rounds: dict[str, list[int]] = {game_id: [] for game_id in ids}
     times: dict[int, RoundTime] = {}
+    piles: dict[int, int] = {}
     # Core statements on the session's connection: plain rows without the ORM's per-statement work.
     connection = session.connection()
-    for game_id, round_id, started_at, duration_s in connection.execute(ROUNDS_OF, {"ids": ids}):
+    for game_id, round_id, started_at, duration_s, counted in connection.execute(ROUNDS_OF, {"ids": ids}):
         rounds[game_id].append(round_id)
         if started_at is not None or duration_s is not None:
             times[round_id] = RoundTime(started_at and as_utc(started_at), duration_s)
+        if counted is not None:
+            piles[round_id] = counted
     scores: dict[int, list[scoring.Score]] = {
         round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
     }
@@ -241,7 +254,9 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
             else scoring.Score(player_id, None, None, hand, bool(called))
         )
     return [
-        scored_view(game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]], times)
+        scored_view(
+            game, players[game.id], [(round_id, scores[round_id]) for round_id in rounds[game.id]], times, piles
+        )
         for game in games
     ]
 
@@ -249,7 +264,7 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
 _IDS = bindparam("ids", expanding=True)
 PLAYERS_OF = select(Player).where(Player.game_id.in_(_IDS)).order_by(Player.seat)
 ROUNDS_OF = (
-    select(Round.game_id, Round.id, Round.started_at, Round.duration_s)
+    select(Round.game_id, Round.id, Round.started_at, Round.duration_s, Round.piles)
     .where(Round.game_id.in_(_IDS))
     .order_by(Round.id)
 )
@@ -332,13 +347,18 @@ def rule_players(players: list[Player], round_ids: list[int]) -> list[scoring.Pl
 
 
 def scored_view(
-    game: Game, players: list[Player], played: scoring.Played, times: dict[int, RoundTime] | None = None
+    game: Game,
+    players: list[Player],
+    played: scoring.Played,
+    times: dict[int, RoundTime] | None = None,
+    piles: dict[int, int] | None = None,
 ) -> GameView:
     round_ids = [round_id for round_id, _ in played]
     state = scoring.score_game(rule_players(players, round_ids), rules_of(game), [scores for _, scores in played])
     # Only this game's rounds (`times` may be shared by several games, or hold a deleted round's).
     own = {round_id: times[round_id] for round_id in round_ids if round_id in times} if times else {}
-    return GameView(game, players, round_ids, state, own)
+    counted = {round_id: piles[round_id] for round_id in round_ids if round_id in piles} if piles else {}
+    return GameView(game, players, round_ids, state, own, counted)
 
 
 def missing_game(session: Session, game_id: str) -> GameError:

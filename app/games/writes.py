@@ -257,7 +257,7 @@ class GameWriter:
             # What the game means now, from the rounds just written (not read back: the same rows).
             if played is None:
                 played = before.played()
-            view = scored_view(game, before.players, played, before.times)
+            view = scored_view(game, before.players, played, before.times, before.piles)
             record_results(session, game, before.players, view)  # a table's standings (app.games.results)
             if view.state.over and game.round_started_at is not None:
                 game.round_started_at = None  # a decided game has no round running (a timer would run for ever)
@@ -310,7 +310,9 @@ class GameWriter:
             for player in view.players:
                 self.session.expunge(player)
             return view
-        return GameView(game, cached.players, list(cached.round_ids), cached.state, dict(cached.times))
+        return GameView(
+            game, cached.players, list(cached.round_ids), cached.state, dict(cached.times), dict(cached.piles)
+        )
 
     def _update_game(self, game: Game, loaded: tuple[Any, ...]) -> None:
         """Write back what the write changed of the game's own row (its version, at least)."""
@@ -331,9 +333,17 @@ class GameWriter:
         started_at: datetime | None,
         duration_s: int | None,
         round_id: int | None = None,
+        piles: int | None = None,
     ) -> int:
-        """A new round's row (with `round_id`: a deleted round put back under its old id); its id."""
-        values = {"game_id": game_id, "created_at": now, "started_at": started_at, "duration_s": duration_s}
+        """A new round's row (with `round_id`: a deleted round put back under its old id; `piles`: the centre
+        piles as counted); its id."""
+        values = {
+            "game_id": game_id,
+            "created_at": now,
+            "started_at": started_at,
+            "duration_s": duration_s,
+            "piles": piles,
+        }
         if round_id is not None:
             values["id"] = round_id
         return self.session.connection().execute(ROUND_INSERT, values).inserted_primary_key[0]
@@ -341,6 +351,9 @@ class GameWriter:
     def set_round_time(self, round_id: int, time: RoundTime) -> None:
         values = {"round_key": round_id, "started_at": time.started_at, "duration_s": time.duration_s}
         self.session.connection().execute(ROUND_TIME_UPDATE, values)
+
+    def set_round_piles(self, round_id: int, piles: int | None) -> None:
+        self.session.connection().execute(ROUND_TIME_UPDATE, {"round_key": round_id, "piles": piles})
 
     def delete_scores(self, round_id: int) -> None:
         self.session.connection().execute(SCORES_DELETE, {"round_key": round_id})

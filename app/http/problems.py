@@ -21,7 +21,7 @@ from starlette.routing import Match
 
 from app import i18n, validation
 from app.answers import ProblemDetails
-from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong, RoundSavedMeanwhile
+from app.errors import GameError, InvalidDocument, InvalidInput, KeyWrong, PilesDiffer, RoundSavedMeanwhile
 from app.http.jsonanswer import JSONAnswer
 from app.http.ratelimit import retry_after_header, wrong_key_wait
 from app.i18n import N_, _, problem_text
@@ -101,7 +101,7 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
         return "lives"
     if problem_.field in RULE_FIELDS:
         return f"rules.{problem_.field}"
-    if problem_.field in ("caller", "knocker", "rules"):
+    if problem_.field in ("caller", "knocker", "rules", "piles"):
         return problem_.field
     if problem_.index is not None:
         return f"{items}[{problem_.index}].{problem_.field}"
@@ -111,8 +111,11 @@ def _field_of(problem_: scoring.Problem, items: str) -> str:
 
 
 def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
-    errors = None
-    if isinstance(error, InvalidInput):
+    errors, members = None, None
+    if isinstance(error, PilesDiffer):
+        errors = [{"field": "piles", "message": error.detail}]
+        members = {"piles": error.piles, "rows": error.rows}
+    elif isinstance(error, InvalidInput):
         errors = [{"field": _field_of(p, items), "message": problem_text(p)} for p in error.problems]
     elif isinstance(error, InvalidDocument):
         errors = [{"field": field, "message": message} for field, message in error.errors]
@@ -120,7 +123,6 @@ def game_error_response(error: GameError, items: str = "body") -> JSONResponse:
         errors = [{"field": "Idempotency-Key", "message": error.detail}]
     # A 401 must say how to authenticate (RFC 9110 §11.6.1).
     headers = {"WWW-Authenticate": 'Bearer realm="blitzboard"'} if error.status == 401 else None
-    members = None
     if isinstance(error, RoundSavedMeanwhile):  # the state to send the row again from, and its ETag
         members, headers = error.members(), {"ETag": f'"{error.version}"'}
     return problem(

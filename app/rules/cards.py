@@ -139,6 +139,15 @@ def pile_top(preset: str) -> int:
     return PILE_TOP.get(preset, 10)
 
 
+def piles_problems(piles: int, players: int, rules: Rules) -> list[Problem]:
+    """What is wrong with a count of the centre piles in a round of `players` rows: at most every card of
+    their decks (each player's centre count is bounded by the deck, as validate_round checks it)."""
+    high = players * rules.deck_size
+    if not 0 <= piles <= high:
+        return [Problem("piles_range", field="piles", params={"high": high})]
+    return []
+
+
 def piles_typed(typed: str, top: int) -> tuple[int | None, str | None]:
     """The cards on the centre piles from what was typed, and why not when it can't be read: one number is
     their total; several (spaces, commas or +) are each pile's top card, from 1 to `top`."""

@@ -48,6 +48,7 @@ MESSAGES: dict[str, str] = {
     "hand_range": N_("{name}: a hand must be between 0 and {high} points."),
     "not_in_kind": N_("{name}: “{field}” is not part of a round in this game."),
     "round_field_not_in_kind": N_("“{field}” is not part of a round in this game."),
+    "piles_range": N_("The centre piles hold between 0 and {high} cards (every player's deck)."),
     "player_missing": N_("{name} is missing from this round."),
     "player_out": N_("{name} is out of the game and can't play this round."),
     "player_left": N_("{name} has left the game and can't play this round."),

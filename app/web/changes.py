@@ -185,6 +185,13 @@ def _corrected(change: Change, names: dict[int, str], lives: bool = False) -> li
 
         said = _("knocked: {old} → {new}") if lives else _("called: {old} → {new}")
         parts.append(Part(said.format(old=who(old_caller), new=who(new_caller))))
+    old_piles, new_piles = (change.old or {}).get("piles"), (change.new or {}).get("piles")
+    if old_piles != new_piles:  # "Check the piles": the centre piles as counted
+
+        def counted(piles: int | None) -> str:
+            return _("not counted") if piles is None else str(piles)
+
+        parts.append(Part(_("piles: {old} → {new}").format(old=counted(old_piles), new=counted(new_piles))))
     return parts
 
 

@@ -194,6 +194,7 @@ class HistoryPart:
     timings: dict[int, RoundTime]  # each round's time by number (`.duration_s`, `.duration_text`)
     cell_labels: dict[str, str]
     preserved_rounds: range | tuple[()]
+    piles: dict[int, int]  # the centre piles as counted ("Check the piles"), by round number; a round not in it: none
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +380,12 @@ def _history(view: GameView, page: int, preserved: range | tuple[()]) -> History
     history = history_page(view.state, page)
     no_time = RoundTime()
     timings = {r.number: view.times.get(view.round_ids[r.number - 1], no_time) for r in history.rounds}
-    return HistoryPart(history, timings, cell_labels(view.rules.preset), preserved)
+    piles = {
+        r.number: view.piles[round_id]
+        for r in history.rounds
+        if (round_id := view.round_ids[r.number - 1]) in view.piles
+    }
+    return HistoryPart(history, timings, cell_labels(view.rules.preset), preserved, piles)
 
 
 def _changes(data: GameData, refused: tuple[int, str] | None) -> ChangesPart:

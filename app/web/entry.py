@@ -77,6 +77,8 @@ def round_form_part(view: GameView, form: RoundForm | None, draft: Sequence[Draf
                 form.values[f"hand-{score.player_id}"] = str(score.hand)
         if played.caller is not None:
             form.values["caller"] = str(played.caller)
+        if (piles := view.piles.get(view.round_ids[form.number - 1])) is not None:
+            form.values["piles"] = str(piles)  # "Check the piles" as counted: emptied, the correction clears it
     phoned: set[int] = set()
     if form.number is None and not form.values and not form.errors:
         number = len(view.round_ids) + 1
@@ -194,11 +196,16 @@ def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
             scores.append(
                 ScoreIn(player_id=player.id, dutch=_bounded(counts["dutch"]), blitz=_bounded(counts["blitz"]))
             )
+    counted: dict[str, Any] = {}  # the piles as counted, kept with the round
     if (typed := form.get("piles", "").strip()[:100]) and not state.errors:
-        _check_piles(state, view, typed, scores, anyway=form.get("piles_anyway") == "1")
+        piles = _check_piles(state, view, typed, scores, anyway=form.get("piles_anyway") == "1")
+        # Checked here (equal, or the house said "Save anyway"): the use case need not ask again.
+        counted = {"piles": piles, "piles_anyway": True}
+    elif not typed and state.number is not None:
+        counted = {"piles": None}  # a correction with the field emptied: no count any more
     if state.errors:
         raise RoundFormInvalid()
-    return RoundIn(scores=scores, **kept_time(form))
+    return RoundIn(scores=scores, **counted, **kept_time(form))
 
 
 PILE_MESSAGES = {
@@ -207,16 +214,16 @@ PILE_MESSAGES = {
 }
 
 
-def _check_piles(state: RoundForm, view: GameView, typed: str, scores: list[ScoreIn], *, anyway: bool) -> None:
+def _check_piles(state: RoundForm, view: GameView, typed: str, scores: list[ScoreIn], *, anyway: bool) -> int | None:
     """ "Check the piles": the cards on the centre piles against the sum of the rows' centre counts. A
     difference is said beside the field before anything is saved; "Save anyway" (`anyway`) saves the round
-    as typed (the house decides)."""
+    as typed (the house decides). The cards the piles hold (None: what was typed can't be read)."""
     state.values["piles"] = typed
     top = cards.pile_top(view.rules.preset)
     piles, problem = cards.piles_typed(typed, top)
     if problem is not None:
         state.errors["piles"] = [_(PILE_MESSAGES[problem]).format(top=top)]
-        return
+        return None
     rows = sum(s.dutch or 0 for s in scores)
     if piles != rows and not anyway:
         state.values["piles_differ"] = "1"
@@ -225,6 +232,7 @@ def _check_piles(state: RoundForm, view: GameView, typed: str, scores: list[Scor
                 piles=piles, rows=rows
             )
         ]
+    return piles
 
 
 def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
@@ -269,6 +277,8 @@ def round_errors(state: RoundForm, error: InvalidInput) -> None:
             key = f"{problem.field}-{problem.player_id}"
         elif problem.field in ("caller", "knocker"):
             key = "caller"
+        elif problem.field == "piles":
+            key = "piles"
         else:
             key = "round"
         state.errors.setdefault(key, []).append(problem_text(problem))

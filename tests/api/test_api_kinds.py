@@ -572,7 +572,7 @@ def test_an_idempotent_retry_of_a_round_gets_the_same_answer(make_game, rules, b
 
 
 SHAPES = {
-    "cards": (set(CARDS), {"player_id", "dutch", "blitz", "points", "total"}, set(), set()),
+    "cards": (set(CARDS), {"player_id", "dutch", "blitz", "points", "total"}, {"piles"}, set()),
     "lowest": (set(DUTCH), {"player_id", "hand", "points", "total"}, {"caller", "penalty"}, set()),
     "lives": (set(THIRTY_ONE), {"player_id", "hand", "lives_lost", "lives"}, {"knocker", "void"}, {"lives", "out"}),
 }

@@ -452,14 +452,14 @@ def games(draw) -> dict[str, Any]:
         played.append(scores)
         clock += draw(st.integers(1, 10**9))
         timed = draw(st.booleans())
-        rounds.append(
-            {
-                "created_at": moment(clock),
-                "started_at": moment(clock - 10**6) if timed else None,
-                "duration_s": draw(st.integers(0, 21600)) if timed and draw(st.booleans()) else None,
-                "scores": entered,
-            }
-        )
+        entry = {
+            "created_at": moment(clock),
+            "started_at": moment(clock - 10**6) if timed else None,
+            "duration_s": draw(st.integers(0, 21600)) if timed and draw(st.booleans()) else None,
+        }
+        if rules.kind == scoring.Kind.CARDS:  # the centre piles as counted, whatever the rows say (saved anyway)
+            entry["piles"] = draw(st.none() | st.integers(0, len(scores) * rules.deck_size))
+        rounds.append(entry | {"scores": entered})
     return {
         "format": "blitzboard-game",
         "format_version": 1,
@@ -470,6 +470,7 @@ def games(draw) -> dict[str, Any]:
         "rules": scoring.public_rules(rules),
         "players": [{"name": p.name, "starting_score": p.starting_score} for p in players],
         "rounds": rounds,
+        "seats": {"save_round": draw(st.booleans()), "on_view": draw(st.booleans())},
     }
 
 

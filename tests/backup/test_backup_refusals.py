@@ -184,6 +184,12 @@ TABLE_REFUSALS = [
     ("a target out of bounds", change("games[0].rules.target", 0), "games[0].rules.target", "greater than or equal to 1"),
     ("a pile over the deck", change("games[0].rules.pile_size", 41), "games[0].rules.pile_size", "bigger than the deck"),
     ("too many people", change("people", [{"name": f"P{i}", "created_at": T0} for i in range(MAX_PEOPLE + 1)]), "people", str(MAX_PEOPLE)),
+    ("piles under 0", change("games[0].rounds[0].piles", -1), "games[0].rounds[0].piles", "between 0 and 120"),
+    ("piles over every deck", change("games[0].rounds[0].piles", 121), "games[0].rounds[0].piles", "between 0 and 120"),
+    ("piles as text", change("games[0].rounds[0].piles", "6"), "games[0].rounds[0].piles", "integer"),
+    ("piles in Dutch", change("games[1].rounds[0].piles", 3), "games[1].rounds[0].piles", "not part of a round"),
+    ("a seat setting as text", change("games[0].seats", {"save_round": "yes"}), "games[0].seats.save_round", "boolean"),
+    ("a seat setting unknown", change("games[0].seats", {"on_phone": True}), "games[0].seats.on_phone", "Extra"),
 ]  # fmt: skip
 
 

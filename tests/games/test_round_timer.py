@@ -130,8 +130,8 @@ def test_an_old_client_sees_every_field_it_read_and_nulls_for_untimed_rounds(mak
     assert body["winners"] == [game.player_ids[0]]
     assert body["round_started_at"] is None
     (round_,) = body["rounds"]
-    assert set(round_) == {"number", "scores", "started_at", "duration_s"}
-    assert (round_["started_at"], round_["duration_s"]) == (None, None)
+    assert set(round_) == {"number", "scores", "started_at", "duration_s", "piles"}  # piles: added since, additive
+    assert (round_["started_at"], round_["duration_s"], round_["piles"]) == (None, None, None)
     assert [s["total"] for s in round_["scores"]] == [80, 78, 31, 15]
 
 
