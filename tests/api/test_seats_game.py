@@ -1,7 +1,7 @@
 """A whole game of Dutch Blitz played through the API alone, every player entering their own row from their own
 phone: the keeper creates the game and hands out the seat link; each player takes their seat and sends their row
-with their seat key; the keeper reads the draft, corrects a row, and saves each round with one POST; a row sent late
-is the 409 that says where the game is; a seat key does nothing else; the game that finishes closes the seats.
+with their seat key; the keeper reads the draft, corrects a row, and saves each round with one POST, the piles
+catching a miscount first; a row sent late is the 409 that says where the game is; a seat key does nothing else; the game that finishes closes the seats.
 """
 
 from __future__ import annotations
@@ -123,13 +123,21 @@ def test_four_players_play_a_game_of_dutch_blitz_from_their_own_phones(client: T
         rows = draft()["rows"]
         scores = [{"player_id": r["player_id"], "dutch": r["dutch"], "blitz": r["blitz"]} for r in rows]
         body: dict[str, Any] = {"scores": scores}
-        # PILE CHECK (the lead adds it here): POST round's `piles` field (another helper's work) goes into
-        # `body` and its answer is checked; not implemented in this test.
+        # The piles check the count: tops that add up to one card more than the rows are a 422 that saves
+        # nothing; counted again, the right sum is kept with the round.
+        rows_say = sum(dutch for dutch, _ in counts)
+        miscounted = client.post(game_url(game_id, "/rounds"), json=body | {"piles": rows_say + 1}, headers=keeper)
+        problem = assert_problem(miscounted, 422)
+        assert problem["type"].endswith("/piles-differ")
+        assert (problem["piles"], problem["rows"]) == (rows_say + 1, rows_say)
+        assert read()["version"] == version and draft()["rows"] == rows
+        body["piles"] = rows_say
         saved = client.post(game_url(game_id, "/rounds"), json=body, headers=keeper)
         assert saved.status_code == 201, saved.text
         game = saved.json()
         assert game["version"] == version + 1 and len(game["rounds"]) == number
         assert [(s["dutch"], s["blitz"]) for s in _saved_round(game, number)] == counts
+        assert game["rounds"][number - 1]["piles"] == rows_say
         assert draft() == {"game_id": game_id, "round": number + 1, "rows": [], "saved_round": None}
 
         if game["status"] == "finished":
