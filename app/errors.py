@@ -134,6 +134,10 @@ class InvalidDocument(GameError):
         self.errors = errors
 
 
+# Said by the API's 422 and beside the round form's field (app.web.entry).
+PILES_DIFFER = N_("The piles hold {piles} cards; the rows say {rows}. Correct a row, or save anyway.")
+
+
 class PilesDiffer(GameError):
     """A round whose centre piles ("Check the piles") hold another number of cards than its rows played there:
     saved only when the house says so (`piles_anyway`, the form's "Save anyway")."""
@@ -141,11 +145,7 @@ class PilesDiffer(GameError):
     status, slug, title = 422, "piles-differ", N_("The piles and the rows differ")
 
     def __init__(self, piles: int, rows: int):
-        super().__init__(
-            _("The piles hold {piles} cards; the rows say {rows}. Correct a row, or save anyway.").format(
-                piles=piles, rows=rows
-            )
-        )
+        super().__init__(_(PILES_DIFFER).format(piles=piles, rows=rows))
         self.piles, self.rows = piles, rows
 
 

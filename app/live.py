@@ -25,12 +25,13 @@ class Subscription:
     """What one open stream hears. Small on purpose (10,000 may be open in one process): a flag and, while
     its reader waits, one future; no asyncio.Event (its deque of waiters) nor a task."""
 
-    __slots__ = ("_changed", "_waiter", "closed", "draft", "start", "version")
+    __slots__ = ("_changed", "_draft_before", "_waiter", "closed", "draft", "start", "version")
 
     def __init__(self) -> None:
         self.version = 0
         self.start = 0  # the latest round start announced: its "Blitz!" in ms since 1970 (0: none yet)
         self.draft = 0  # the latest row sent from a player's phone (app.games.seats): ms since 1970 (0: none)
+        self._draft_before = 0  # the one heard before it
         self.closed = False
         self._changed = False
         self._waiter: asyncio.Future[None] | None = None
@@ -53,10 +54,11 @@ class Subscription:
         if start and start != self.start:
             self.start = start
             self._wake()
-        # Any other row than the last one heard wakes the reader, an older stamp too: another process's row
-        # may be heard after a later one of this process (the reader reads the whole draft again anyway).
-        if draft and draft != self.draft:
-            self.draft = draft
+        # Any other row than the last two heard wakes the reader, an older stamp too: another process's row
+        # may be heard after a later one of this process (the reader reads the whole draft again anyway). The
+        # last two: on PostgreSQL a process hears its own rows again (LISTEN), which are no news.
+        if draft and draft not in (self.draft, self._draft_before):
+            self._draft_before, self.draft = self.draft, draft
             self._wake()
 
     async def wait(self, timeout: float | None = None) -> int | None:

@@ -289,11 +289,7 @@ def _round(
         elif sum(s.called is True for s in data.scores) > 1:
             findings.add(f"{at}.scores", _("Only one player can call or knock in a round."))
         if data.piles is not None:  # as a live round's: only the card games count piles, within the decks
-            for problem in (
-                cards.piles_problems(data.piles, len(data.scores), rules)
-                if rules.kind == scoring.Kind.CARDS
-                else [scoring.Problem("round_field_not_in_kind", field="piles", params={"field": "piles"})]
-            ):
+            for problem in cards.piles_problems(data.piles, len(data.scores), rules):
                 findings.rule(f"{at}.piles", problem)
     return CheckedRound(data.created_at, data.started_at, data.duration_s, scores, data.piles)
 

@@ -147,11 +147,7 @@ def checked_round(
     )
     cards_kind = rules.kind == scoring.Kind.CARDS
     if scores.piles is not None:  # "Check the piles": only the card games have centre piles
-        problems += (
-            cards.piles_problems(scores.piles, len(scores.scores), rules)
-            if cards_kind
-            else [scoring.Problem("round_field_not_in_kind", field="piles", params={"field": "piles"})]
-        )
+        problems += cards.piles_problems(scores.piles, len(scores.scores), rules)
     if problems:
         raise InvalidInput(problems)
     if cards_kind and scores.piles is not None and not scores.piles_anyway:

@@ -124,12 +124,19 @@ def seats(games: Games, game_id: str, credential: Credential) -> Seats:
 
 
 def claim_seat(
-    games: Games, game_id: str, player_id: int, token: str, idempotency: Idempotency | None = None
+    games: Games,
+    game_id: str,
+    player_id: int,
+    token: str,
+    idempotency: Idempotency | None = None,
+    client: str = "",
 ) -> SeatTakenOutcome:
     """The phone with the seat link takes the player's seat: a new seat key, whose hash is stored.
-    `idempotency`: a retry gets the same seat key back (sealed in its record) while it holds the seat."""
+    `idempotency`: a retry gets the same seat key back (sealed in its record) while it holds the seat, only
+    from the same address (`client`) with the same link, as a new game's retry is: the link is shared by the
+    whole table, so the link alone would hand a guessed Idempotency-Key's seat key to another phone."""
     session, writer = games.session, games.writer
-    replay = writer.replay(idempotency, game_id, SEAT_CLAIM, token)
+    replay = writer.replay(idempotency, game_id, SEAT_CLAIM, f"{client}|{token}")
 
     def work() -> SeatTakenOutcome:
         game = writer.locked(game_id)
@@ -246,10 +253,14 @@ def send_row(
         check_version(game, if_match)
         number = len(view.round_ids) + 1
         if row.round_number != number:
+            # A later round than the one being played: a round before it was deleted since (or a wrong number).
+            why = (
+                _("Round {sent} was saved already: this row is for round {number} now.")
+                if row.round_number < number
+                else _("The round being played is round {number}, not {sent}: the row is for round {number} now.")
+            )
             raise RoundSavedMeanwhile(
-                _("Round {sent} was saved already: this row is for round {number} now.").format(
-                    sent=row.round_number, number=number
-                ),
+                why.format(sent=row.round_number, number=number),
                 sent=row.round_number,
                 round_number=number,
                 version=game.version,

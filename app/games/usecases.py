@@ -374,9 +374,9 @@ class Games:
         return seats.seats(self, game_id, credential)
 
     def claim_seat(
-        self, game_id: str, player_id: int, token: str, idempotency: Idempotency | None = None
+        self, game_id: str, player_id: int, token: str, idempotency: Idempotency | None = None, client: str = ""
     ) -> seats.SeatTakenOutcome:
-        return seats.claim_seat(self, game_id, player_id, token, idempotency)
+        return seats.claim_seat(self, game_id, player_id, token, idempotency, client)
 
     def free_seat(self, game_id: str, player_id: int, credential: Credential) -> None:
         seats.free_seat(self, game_id, player_id, credential)

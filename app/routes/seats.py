@@ -17,6 +17,7 @@ from app.games.views import maybe_timestamp, timestamp
 from app.http.jsonanswer import JSONAnswer
 from app.http.jsonbody import StrictJsonRoute
 from app.http.problems import problem_responses
+from app.http.ratelimit import client_address
 from app.idempotency import Idempotency
 from app.paths import seat_link_path
 from app.routes.deps import (
@@ -73,18 +74,20 @@ def list_seats(game_id: GameId, request: Request, games: GamesDep, credential: B
     description="With the seat link's key: this phone becomes the player's seat. Answers the seat key (shown only "
     "here). 403 for a link that is not the game's (or no longer); 409 when another phone holds the seat (the "
     "scorekeeper frees it) or the game is over; 422 for a player who left or is out. With an `Idempotency-Key`, "
-    "a retry with the same link gets the same seat key again while it holds the seat (422 "
+    "a retry from the same address with the same link gets the same seat key again while it holds the seat (422 "
     "`idempotency-replay-unavailable` once the scorekeeper freed it).",
 )
 def claim_seat(
+    request: Request,
     game_id: GameId,
     player_id: PlayerId,
     data: SeatClaim,
     games: GamesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> JSONAnswer:
-    idempotency = Idempotency.of(idempotency_key, f"POST /seats/{player_id}")  # the link: the record's binding
-    taken = games.claim_seat(game_id, player_id, data.link, idempotency)
+    # The record's binding: the caller's address and the link (app.games.seats.claim_seat).
+    idempotency = Idempotency.of(idempotency_key, f"POST /seats/{player_id}")
+    taken = games.claim_seat(game_id, player_id, data.link, idempotency, client_address(request))
     body = {
         "game_id": taken.game_id,
         "player_id": taken.player.id,

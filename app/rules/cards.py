@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from app.rules.base import (
     End,
     GameState,
+    Kind,
     Player,
     Problem,
     Rules,
@@ -141,7 +142,10 @@ def pile_top(preset: str) -> int:
 
 def piles_problems(piles: int, players: int, rules: Rules) -> list[Problem]:
     """What is wrong with a count of the centre piles in a round of `players` rows: at most every card of
-    their decks (each player's centre count is bounded by the deck, as validate_round checks it)."""
+    their decks (each player's centre count is bounded by the deck, as validate_round checks it); only the
+    card games have centre piles (a live round's and a backup's round alike)."""
+    if rules.kind != Kind.CARDS:
+        return [Problem("round_field_not_in_kind", field="piles", params={"field": "piles"})]
     high = players * rules.deck_size
     if not 0 <= piles <= high:
         return [Problem("piles_range", field="piles", params={"high": high})]
@@ -152,7 +156,8 @@ def piles_typed(typed: str, top: int) -> tuple[int | None, str | None]:
     """The cards on the centre piles from what was typed, and why not when it can't be read: one number is
     their total; several (spaces, commas or +) are each pile's top card, from 1 to `top`."""
     parts = [part for part in re.split(r"[\s,;+]+", typed.strip()) if part]
-    if not parts or not all(part.isdigit() and len(part) <= 5 for part in parts):
+    # ASCII digits only: "²" and "①" are digits to str.isdigit but not to int().
+    if not parts or not all(re.fullmatch(r"[0-9]{1,5}", part) for part in parts):
         return None, "piles_unreadable"
     numbers = [int(part) for part in parts]
     if len(numbers) == 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from app.errors import GameError, InvalidInput
+from app.errors import PILES_DIFFER, GameError, InvalidInput
 from app.games.views import GameView, rule_players
 from app.i18n import N_, _, problem_text
 from app.models import DraftRow, Player
@@ -227,11 +227,7 @@ def _check_piles(state: RoundForm, view: GameView, typed: str, scores: list[Scor
     rows = sum(s.dutch or 0 for s in scores)
     if piles != rows and not anyway:
         state.values["piles_differ"] = "1"
-        state.errors["piles"] = [
-            _("The piles hold {piles} cards; the rows say {rows}. Correct a row, or save anyway.").format(
-                piles=piles, rows=rows
-            )
-        ]
+        state.errors["piles"] = [_(PILES_DIFFER).format(piles=piles, rows=rows)]
     return piles
 
 

@@ -213,7 +213,9 @@ def _aim(case, data: st.DataObject, game: dict[str, Any]) -> None:
     to the real game with everything it takes to succeed (real key, round 1, a body the rules accept,
     no If-Match), keeping whatever else was generated (Idempotency-Key, a new game's name and rules).
     """
-    aim = data.draw(st.sampled_from(["as generated", "the real game", "everything right"]), label="aim")
+    # "everything right" first: Hypothesis starts from the simplest draw, so each operation's run begins on
+    # its success path rather than leaving it to chance (two runs in a hundred or so missed it).
+    aim = data.draw(st.sampled_from(["everything right", "the real game", "as generated"]), label="aim")
     if aim == "as generated":
         return
     full = aim == "everything right"

@@ -64,6 +64,19 @@ def test_a_claim_retried_with_its_key_gets_the_same_seat_key_and_takes_nothing_m
     assert key.encode() not in stored and b"tap-seat" not in stored
 
 
+def test_another_phone_with_the_link_and_the_same_claim_key_gets_no_seat_key(make_game, app):
+    # The seat link is the whole table's: a retry's seat key goes back only to the address that took the seat.
+    game = make_game(players=NAMES)
+    link = link_of(game)
+    first = take(game, 0, link, retry="seat-1")
+    assert first.status_code == 201
+    other = TestClient(app, client=("192.0.2.7", 50000))
+    url = game_url(game.id, f"/seats/{game.player_ids[0]}")
+    refused = other.post(url, json={"link": link}, headers={"Idempotency-Key": "seat-1"})
+    problem = assert_problem(refused, 409)
+    assert "taken" in problem["detail"] and "seat_key" not in refused.text
+
+
 def test_the_same_claim_key_for_another_seat_is_422_and_takes_nothing(make_game):
     game = make_game(players=NAMES)
     link = link_of(game)

@@ -193,7 +193,9 @@ def test_a_round_deleted_or_put_back_keeps_the_rows_of_the_deal_being_played(mak
     draft = game.client.get(game_url(game.id, "/draft")).json()
     assert (draft["round"], [(r["player_id"], r["dutch"]) for r in draft["rows"]]) == (2, [(game.player_ids[0], 7)])
     late = send(game, 1, ben, {"round": 3, "dutch": 4, "blitz": 2})
-    assert_problem(late, 409)
+    problem = assert_problem(late, 409)
+    assert problem["detail"] == "The round being played is round 2, not 3: the row is for round 2 now."
+    assert (problem["round"], problem["saved_round"]) == (2, None)
     change = game.client.get(game_url(game.id, "/changes")).json()[0]
     assert game.client.post(game_url(game.id, f"/changes/{change['id']}/revert"), headers=game.auth).status_code == 200
     draft = game.client.get(game_url(game.id, "/draft")).json()

@@ -24,6 +24,9 @@ ROW = {"Ana": (12, 0), "Ben": (9, 4), "Cy": (7, 6)}  # 28 centre cards
         ("0 5", 10, (None, "pile_top_range")),  # a pile has at least its first card
         ("ten", 10, (None, "piles_unreadable")),
         ("-3", 10, (None, "piles_unreadable")),
+        ("²", 10, (None, "piles_unreadable")),  # a digit to str.isdigit, not to int()
+        ("10 ①", 10, (None, "piles_unreadable")),
+        ("١٠", 10, (None, "piles_unreadable")),  # Arabic-Indic digits: int() reads them, a person won't mean them
     ],
 )
 def test_what_was_typed_for_the_piles(typed: str, top: int, read):
