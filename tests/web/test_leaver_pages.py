@@ -51,7 +51,7 @@ def test_a_russian_page_says_it_in_russian(keeper_of, make_game):
     leave(game, 1)
     keeper = keeper_of(game)
     page = html(keeper.get(f"/g/{game.id}/score", headers={"Accept-Language": "ru"}))
-    assert "покинул(а) игру" in text_of(page.select("#scoreboard li.standing")[-1])
+    assert "больше не играет" in text_of(page.select("#scoreboard li.standing")[-1])
     assert text_of(page.select_one("#changes li.change .change-text")).startswith("Игрок ушёл")
 
 
