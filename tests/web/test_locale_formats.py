@@ -10,7 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import i18n
-from tests.helpers import SMALL_ROUND, claim, html
+from app.validation import message as validation_message
+from tests.helpers import SMALL_ROUND, claim, game_url, html
 from tests.web.test_i18n_templates import person_at, table_in_every_state
 
 MINUS = "\u2212"
@@ -92,3 +93,91 @@ def test_a_negative_winning_total_takes_the_plural_form_of_its_size(client: Test
     assert game.add_round([(0, 0), (0, 0)]).status_code == 201
     banner = html(in_language(client, lang).get(f"/g/{game.id}")).select_one("#banner h2").get_text()
     assert said in banner
+
+
+def deleted_round_line(client: TestClient, make_game, rules: dict, lang: str) -> str:
+    """The change line of a deleted first round of Ana and Ben in a game of `rules`, in `lang`."""
+    game = make_game(players=[{"name": "Ana"}, {"name": "Ben"}], rules=rules)
+    players = [p["id"] for p in game.get()["players"]]
+    if rules["preset"] in ("dutch", "thirty_one"):
+        body = {"scores": [{"player_id": players[0], "hand": 3}, {"player_id": players[1], "hand": 12}]}
+        body["caller" if rules["preset"] == "dutch" else "knocker"] = players[0]
+    else:
+        body = game.scores([(3, 0), (2, 4)])
+    assert client.post(game_url(game.id, "/rounds"), json=body, headers=game.auth).status_code == 201
+    assert client.delete(game_url(game.id, "/rounds/1"), headers=game.auth).status_code == 200
+    page = html(in_language(client, lang).get(f"/g/{game.id}"))
+    return text(page.select_one("#changes li.change .change-text"))
+
+
+@pytest.mark.parametrize(
+    ("rules", "lang", "legend"),
+    [
+        ({"preset": "nerts", "target": 1000}, "en", "Ana 3/0, Ben 2/4 (centre/pile cards)"),
+        ({"preset": "ligretto", "target": 1000}, "ru", "Ana 3/0, Ben 2/4 (карты: в центре / в стопке)"),
+        ({"preset": "dutch", "target": 1000}, "en", "Ana 3, Ben 12 (hands)"),
+        ({"preset": "dutch", "target": 1000}, "de", "Ana 3, Ben 12 (Handwerte)"),
+        ({"preset": "thirty_one", "lives": 3}, "ru", "(очки на руке)"),
+        ({"preset": "dutch_blitz", "target": 1000}, "en", "Ana 3/0, Ben 2/4 (Dutch/Blitz cards)"),
+    ],
+)
+def test_a_deleted_round_says_what_its_numbers_are_in_the_games_words(
+    client: TestClient, make_game, rules: dict, lang: str, legend: str
+):
+    assert deleted_round_line(client, make_game, rules, lang).endswith(legend)
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "There is no game “nope”."), ("ru", "Игры «nope» нет."), ("de", "Es gibt kein Spiel „nope“.")],
+)
+def test_an_id_is_quoted_with_the_languages_quotation_marks(client: TestClient, lang: str, said: str):
+    answer = client.get(game_url("nope"), headers={"Accept-Language": lang})
+    assert answer.status_code == 404 and answer.json()["detail"] == said
+    page = html(in_language(client, lang).get("/g/nope", headers={"HX-Request": "true"}))
+    assert text(page.select_one("p.problem")) == said
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "String should match pattern “^a$”"),
+        ("ru", "Строка должна соответствовать шаблону «^a$»"),
+        ("de", "Text muss dem Muster „^a$“ entsprechen"),
+    ],
+)
+def test_a_pattern_is_quoted_with_the_languages_quotation_marks(lang: str, said: str):
+    token = i18n.use(lang)
+    try:
+        assert validation_message({"type": "string_pattern_mismatch", "ctx": {"pattern": "^a$"}}) == said
+    finally:
+        i18n.reset(token)
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "many"),
+    [
+        ("en", "Their final total in their last game: a star marks a win.", "in each of their last 2 games"),
+        ("ru", "Итог в последней игре; звёздочка — победа.", "Итоги в последних 2 играх"),
+        ("de", "Der Endstand im letzten Spiel; ein Stern markiert einen Sieg.", "in den letzten 2 Spielen"),
+    ],
+)
+def test_the_results_charts_description_says_one_game_as_one(client: TestClient, lang: str, one: str, many: str):
+    table = table_in_every_state(client)
+    ana = person_at(client, table, "Ana")
+    page = html(in_language(client, lang).get(f"/t/{table}/p/{ana}"))
+    assert text(page.select_one("#results-nerts-desc")) == one  # one game of Nerts
+    assert many in text(page.select_one("#results-dutch_blitz-desc"))  # two of Dutch Blitz
+
+
+def test_the_results_charts_description_has_the_russian_form_of_21():
+    token = i18n.use("ru")
+    try:
+        said = i18n.ngettext(
+            "Their final total in each of their last %(count)s games, oldest first; a star marks a win.",
+            "Their final total in each of their last %(count)s games, oldest first; a star marks a win.",
+            21,
+        )
+        assert said % {"count": 21} == "Итоги в последней 21 игре, от старых к новым; звёздочка — победа."
+    finally:
+        i18n.reset(token)
