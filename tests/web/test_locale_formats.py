@@ -181,3 +181,9 @@ def test_the_results_charts_description_has_the_russian_form_of_21():
         assert said % {"count": 21} == "Итоги в последней 21 игре, от старых к новым; звёздочка — победа."
     finally:
         i18n.reset(token)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_negative_default_as_a_placeholder_has_a_real_minus(client: TestClient, lang: str):
+    field = html(in_language(client, lang).get("/")).select_one("input#blitz_points")
+    assert field["placeholder"] == f"{MINUS}2"  # Dutch Blitz: −2 a Blitz card; the field takes "−2" as typed
