@@ -1,5 +1,5 @@
 """The languages the app speaks (English, Russian, German): the gettext catalogs, which one a request
-gets, and numbers and lists of names in that language's way.
+gets, and numbers, days and lists of names in that language's way.
 
 The catalogs are `locales/<lang>/LC_MESSAGES/messages.po`, extracted with Babel (scripts/i18n) from the
 templates and the Python code; `create_app` compiles them in memory (`load_catalogs()`, or the first
