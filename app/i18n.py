@@ -1,5 +1,5 @@
 """The languages the app speaks (English, Russian, German): the gettext catalogs, which one a request
-gets, and numbers and lists of names in that language's way.
+gets, and numbers, days and lists of names in that language's way.
 
 The catalogs are `locales/<lang>/LC_MESSAGES/messages.po`, extracted with Babel (scripts/i18n) from the
 templates and the Python code; `create_app` compiles them in memory (`load_catalogs()`, or the first
@@ -21,12 +21,14 @@ import io
 import re
 from collections.abc import Iterable
 from contextvars import ContextVar
+from datetime import date
 from decimal import ROUND_HALF_UP, localcontext
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
+from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -266,6 +268,20 @@ def number(value: int | float, digits: int | None = None) -> str:
     return format_decimal(value, locale=_locale()).replace("-", MINUS)
 
 
+def plain(value: int) -> str:
+    """A whole number as plain digits (no grouping) with a real minus: the charts' axis labels, which
+    app.web.chart measures by their length to lay the chart out."""
+    return str(value) if value >= 0 else MINUS + str(-value)
+
+
+def day(value: date | str) -> str:
+    """A day the language's way, of a date or its ISO text ("2026-12-01"): "Dec 1, 2026", "1 дек.
+    2026 г.", "01.12.2026" (Babel's medium format). A page keeps the ISO form in <time datetime>."""
+    if isinstance(value, str):
+        value = date.fromisoformat(value)
+    return format_date(value, "medium", locale=_locale())
+
+
 def percent(value: float) -> str:
     """A share (0.6667) as a whole percentage the language's way: "67%", "67 %" (halves up, as `number`)."""
     with localcontext() as context:
@@ -310,10 +326,25 @@ def _jinja_gettext(eval_ctx: EvalContext, __string: str, **variables: Any) -> st
     return (Markup(rv) if eval_ctx.autoescape else rv) % variables
 
 
+# A number written as the pages write it: digits, grouped or not, with a sign or decimals.
+_NUMBER = re.compile(r"[+\u2212-]?\d[\d.,\u00a0\u202f ]*")
+# A placeholder and the space after it, when a word follows.
+_BEFORE_WORD = r"(%%\(%s\)s) (?=[^\W\d_])"
+
+
+def bind_numbers(text: str, variables: dict[str, Any]) -> str:
+    """A plural message's numbers bound to the word after them with a no-break space, so a line never
+    ends between "75" and "очков" or "10" and "minutes": each placeholder whose value is a number."""
+    for name, value in variables.items():
+        if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
+            text = re.sub(_BEFORE_WORD % re.escape(name), "\\1\u00a0", text)
+    return text
+
+
 @pass_eval_context
 def _jinja_ngettext(eval_ctx: EvalContext, __singular: str, __plural: str, __num: int, **variables: Any) -> str:
     variables.setdefault("num", __num)
-    rv = ngettext(__singular, __plural, __num)
+    rv = bind_numbers(ngettext(__singular, __plural, __num), variables)
     return (Markup(rv) if eval_ctx.autoescape else rv) % variables
 
 
@@ -326,7 +357,7 @@ def _jinja_pgettext(eval_ctx: EvalContext, __context: str, __string: str, **vari
 
 def install(env) -> None:
     """Jinja2's i18n extension ({% trans %}, _(), ngettext, pgettext in the request's language), and
-    the filters `signed`, `num` (`num(1)`: one decimal) and `percent`."""
+    the filters `signed`, `num` (`num(1)`: one decimal), `plain` (a chart's axis), `day` and `percent`."""
     env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_callables(gettext, ngettext, newstyle=True, pgettext=pgettext)
@@ -334,6 +365,8 @@ def install(env) -> None:
     env.filters["signed"] = signed
     env.filters["num"] = number
     env.filters["percent"] = percent
+    env.filters["plain"] = plain
+    env.filters["day"] = day
     env.globals["languages"] = LANGUAGES
     env.globals["current_language"] = current
     env.globals["join_names"] = join_names

@@ -91,7 +91,7 @@ def _too_long(ctx: dict[str, Any]) -> str:
 
 
 def _pattern(ctx: dict[str, Any]) -> str:
-    return _("String should match pattern '{pattern}'").format(pattern=ctx["pattern"])
+    return _("String should match pattern “{pattern}”").format(pattern=ctx["pattern"])
 
 
 def _one_of(ctx: dict[str, Any]) -> str:

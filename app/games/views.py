@@ -365,7 +365,7 @@ def missing_game(session: Session, game_id: str) -> GameError:
     """What to say of a game that is not there: deleted by its scorekeeper (410), or never was (404)."""
     if session.get(DeletedGame, game_id) is not None:
         return GameGone(_("This game was deleted by its scorekeeper."))
-    return GameNotFound(_("There is no game {game_id}.").format(game_id=repr(game_id)))
+    return GameNotFound(_("There is no game “{game_id}”.").format(game_id=game_id))
 
 
 def was_deleted(engine: Engine, game_id: str) -> bool:

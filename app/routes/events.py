@@ -122,5 +122,5 @@ async def game_events(request: Request, game_id: GameId) -> Response:
         return problem(503, detail, slug="streams-full", title=N_("Live updates are full"), headers=RETRY_LATER)
     if await run_in_threadpool(was_deleted, request.app.state.engine, game_id):
         return problem(410, _("This game was deleted by its scorekeeper."), slug="gone", title=N_("Gone"))
-    detail = _("There is no game {game_id}.").format(game_id=repr(game_id))
+    detail = _("There is no game “{game_id}”.").format(game_id=game_id)
     return problem(404, detail, slug="not-found", title=N_("Not found"))

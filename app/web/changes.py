@@ -22,6 +22,7 @@ from app.games.changes import CORRECTION, DELETION, JOIN, LEAVE, RENAME, RESTORA
 from app.games.views import GameView
 from app.i18n import N_, _, join_names, ngettext, number
 from app.rules import scoring
+from app.rules.presets import BLITZ_WORDS
 
 SHOWN = 10  # the latest changes on the page; every one is in the API
 # What each setting is called when one change moved several ("Rules changed: target 75 → 100; tie
@@ -106,9 +107,18 @@ def describe(change: Change, view: GameView) -> ChangeLine:
         hhmm=f"{at:%H:%M}",
         parts=parts,
         separator=", " if change.kind in (DELETION, RESTORATION) else "; ",
-        legend=" " + _("(Dutch/Blitz cards)") if change.kind in (DELETION, RESTORATION) and parts else "",
+        legend=" " + _legend(view) if change.kind in (DELETION, RESTORATION) and parts else "",
         revertable=why_not(change, view) is None,
     )
+
+
+def _legend(view: GameView) -> str:
+    """What a whole round's "Ana 22/0" or "Ana 3" are, in the game's words (app.web.wording.card_words):
+    Dutch Blitz's Dutch and Blitz cards, Nerts' and Ligretto's centre and pile cards, Dutch's and 31's
+    hands."""
+    if view.rules.kind != scoring.Kind.CARDS:
+        return _("(hands)")
+    return _("(Dutch/Blitz cards)") if view.rules.preset in BLITZ_WORDS else _("(centre/pile cards)")
 
 
 def _words(change: Change, names: dict[int, str], lives: bool = False) -> tuple[str, list[Part]]:

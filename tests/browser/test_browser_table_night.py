@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
+from babel.dates import format_date
 from playwright.sync_api import Page, expect
 
 from tests.browser.helpers import OVERFLOWING, Phones, fill_round, save_round
@@ -245,7 +246,8 @@ def test_a_night_at_the_table(phones: Phones):
     page.locator("#season-from").fill(today)
     page.get_by_role("button", name="Show").tap()
     expect(page).to_have_url(f"{table_url}?from={today}")
-    expect(page.locator(".period-note")).to_have_text(f"Games that finished on {today} or later (from midnight UTC).")
+    shown = format_date(datetime.fromisoformat(today).date(), "medium", locale="en")  # "Dec 1, 2026"
+    expect(page.locator(".period-note")).to_have_text(f"Games that finished on {shown} or later (from midnight UTC).")
     expect(rows.locator("th")).to_have_text(people)
     page.locator("#season-from").fill("")
     page.get_by_role("button", name="Show").tap()

@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
+from babel.dates import format_date
 from bs4 import BeautifulSoup, Tag
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -204,7 +205,7 @@ def test_no_finished_games_in_the_period(client: TestClient, millers: Millers):
     page = page_of(client, f"/t/{millers.id}?from=2999-01-01")
     assert page.select("#stats table") == []
     assert text(page.select_one("#stats > p.muted")) == "No finished games in this period."
-    assert text(page.select_one(".period-note")) == "Games that finished on 2999-01-01 or later (from midnight UTC)."
+    assert text(page.select_one(".period-note")) == "Games that finished on Jan 1, 2999 or later (from midnight UTC)."
 
 
 def test_a_new_table_has_no_standings_yet(client: TestClient):
@@ -420,7 +421,8 @@ def test_a_persons_results_over_time_as_a_chart_and_a_list(client: TestClient, m
         ):
             won = player["id"] in game["winners"]
             value = f"place {1 if won else player['rank']}" if places else f"total {player['total']}"
-            expected.append(f"{at.date().isoformat()} · {value}" + (" · won" if won else ""))
+            day = format_date(at.date(), "medium", locale="en")  # "Dec 1, 2026"
+            expected.append(f"{day} · {value}" + (" · won" if won else ""))
         assert said == expected
         links = [a["href"] for a in chart.select(".results-list li a")]
         assert links == [f"/g/{g['id']}" for g in games]
@@ -488,7 +490,7 @@ def test_every_person_is_a_link_away(client: TestClient, millers: Millers):
         ("?period=tonight", "Tonight", "Games that finished in the last 12 hours."),
         ("?period=30d", "Last 30 days", "Games that finished in the last 30 days."),
         ("?period=yesterday", "All time", "Every finished game."),
-        ("?from=2026-03-01", None, "Games that finished on 2026-03-01 or later (from midnight UTC)."),
+        ("?from=2026-03-01", None, "Games that finished on Mar 1, 2026 or later (from midnight UTC)."),
     ],
 )
 @pytest.mark.parametrize("page", ["table", "person"])

@@ -189,7 +189,7 @@ def test_an_error_answer_to_htmx_names_its_place_and_carries_only_the_message(
     assert missing.status_code == 404 and missing.headers["HX-Retarget"] == "#request-error"
     assert (
         BeautifulSoup(missing.text, "html.parser").select_one("p.problem").get_text()
-        == "There is no game 'no-such-game'."
+        == "There is no game “no-such-game”."
     )
     # A tap on the old keeper page after the key was rotated: the message, not the "You can watch" page.
     stale = keeper.get(f"/g/{game.id}/score?edit=1", headers=htmx)

@@ -68,8 +68,8 @@ def both(send: Callable[[dict[str, str]], httpx.Response], status: int) -> tuple
 
 def test_an_unknown_game_and_an_unknown_path(client: TestClient):
     english, pseudo = both(lambda h: client.get(game_url("nope"), headers=h), 404)
-    assert english["detail"] == "There is no game 'nope'."
-    assert pseudo["detail"] == "⟦There is no game {game_id}.⟧".format(game_id="'nope'")
+    assert english["detail"] == "There is no game “nope”."
+    assert pseudo["detail"] == "⟦There is no game “{game_id}”.⟧".format(game_id="nope")
     both(lambda h: client.get(f"{API}/no-such-thing", headers=h), 404)
 
 
