@@ -177,6 +177,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(table_stats.router)
     app.include_router(events.router)
     app.include_router(export.router)
+    app.include_router(export.page_router)
     app.include_router(health.router)
     app.include_router(docs.router)
     if settings.metrics:  # off: /metrics is a 404 like any unknown path

@@ -1,7 +1,10 @@
 """Installable and offline: the web app manifest, the service worker, and the page it shows
 for a page never opened on this phone.
 
-- `/manifest.webmanifest`: name, icons (maskable ones too), colours for light and dark, standalone.
+- `/manifest.webmanifest`: name, icons (maskable ones too), colours for light and dark, standalone; its
+  description in the visitor's language, which `lang` and `dir` name (chosen as a page's is, so it
+  varies with Accept-Language and the switch's cookie, which the page's link sends with
+  `crossorigin="use-credentials"`: a browser fetches a manifest without cookies otherwise).
 - `/sw.js`: static/sw.js with, on a first line, the deployment's build hash and the versioned URLs of
   the app shell. A new deployment changes that line, so the browser installs the new worker, which
   fills a new cache and deletes the old one (static/sw.js says how). Served from the root so its scope
@@ -21,7 +24,9 @@ from functools import lru_cache
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from app import i18n
 from app.http.assets import asset_url, build, minified
+from app.i18n import _
 from app.paths import KEPT_PAGES
 from app.web.render import HTMX, HTMX_SSE, OFFLINE_COPY, render
 
@@ -54,12 +59,15 @@ SHELL = [
 ]
 
 
-@lru_cache(maxsize=1)
-def manifest() -> dict[str, object]:
+@lru_cache(maxsize=8)
+def manifest(lang: str) -> dict[str, object]:
+    """The manifest in a language (the request's: `_()` reads it, `lang` only keys the cache)."""
     return {
         "name": "Blitzboard",
         "short_name": "Blitzboard",
-        "description": "Score keeper for Dutch Blitz and the card games played beside it.",
+        "description": _("Score keeper for Dutch Blitz and the card games played beside it."),
+        "lang": lang,
+        "dir": "ltr",  # English, Russian and German
         "id": "/",
         "start_url": "/",
         "scope": "/",
@@ -78,10 +86,12 @@ def manifest() -> dict[str, object]:
 
 @router.get("/manifest.webmanifest", name="manifest")
 def web_manifest() -> Response:
+    lang = i18n.current()
     return JSONResponse(
-        manifest(),
+        manifest(lang),
         media_type="application/manifest+json",
-        headers={"Cache-Control": "public, max-age=0, must-revalidate", "ETag": f'"{build()}"'},
+        # One copy per language (the Languages middleware adds Vary and Content-Language).
+        headers={"Cache-Control": "public, max-age=0, must-revalidate", "ETag": f'"{build()}-{lang}"'},
     )
 
 

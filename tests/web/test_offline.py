@@ -50,6 +50,49 @@ def test_the_manifest_names_the_app_its_icons_and_colours(client: TestClient):
         assert f"{width}x{height}" == icon["sizes"], icon
 
 
+MANIFEST_DESCRIPTIONS = {
+    "en": "Score keeper for Dutch Blitz and the card games played beside it.",
+    "ru": "Подсчёт очков в Dutch Blitz и похожих карточных играх.",
+    "de": "Punkteblock für Dutch Blitz und verwandte Kartenspiele.",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "de"])
+def test_the_manifest_speaks_the_visitors_language_and_says_which(client: TestClient, lang: str):
+    response = client.get("/manifest.webmanifest", headers={"Accept-Language": f"{lang}, en;q=0.5"})
+    manifest = response.json()
+    assert manifest["description"] == MANIFEST_DESCRIPTIONS[lang]
+    assert (manifest["lang"], manifest["dir"], manifest["name"]) == (lang, "ltr", "Blitzboard")
+    assert response.headers["content-language"] == lang
+    # A cache keeps one copy per language, each with a validator of its own.
+    assert {"accept-language", "cookie"} <= {v.strip().lower() for v in response.headers["vary"].split(",")}
+    assert response.headers["etag"] == f'"{build()}-{lang}"'
+
+
+def test_the_manifest_follows_the_language_switch_like_the_page_that_links_it(client: TestClient):
+    client.cookies.set(i18n.COOKIE, "ru")
+    manifest = client.get("/manifest.webmanifest", headers={"Accept-Language": "de"}).json()
+    assert (manifest["lang"], manifest["description"]) == ("ru", MANIFEST_DESCRIPTIONS["ru"])
+    # A browser sends the cookie with a manifest's request only when the link asks for it.
+    link = html(client.get("/")).select_one("link[rel=manifest]")
+    assert link is not None and link["crossorigin"] == "use-credentials"
+
+
+@pytest.mark.parametrize("lang", ["ru", "de"])
+def test_the_offline_page_is_in_the_visitors_language(client: TestClient, lang: str):
+    token = i18n.use(lang)
+    heading = i18n.gettext("No connection")
+    i18n.reset(token)
+    assert heading != "No connection"
+    by_header = html(client.get("/offline", headers={"Accept-Language": lang}))
+    client.cookies.set(i18n.COOKIE, lang)
+    by_cookie = html(client.get("/offline", headers={"Accept-Language": "en"}))
+    for page in (by_header, by_cookie):
+        assert page.html["lang"] == lang
+        assert page.select_one("#offline-page h1").get_text() == heading
+        assert "connection" not in page.select_one("#offline-page").get_text()
+
+
 def test_every_page_links_the_manifest_and_both_theme_colours(client: TestClient, make_game):
     game: GameHandle = make_game(players=NAMES)
     claim(client, game.id, game.key)

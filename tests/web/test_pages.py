@@ -1251,14 +1251,21 @@ def test_the_share_box_links_to_the_csv_export_of_the_same_rounds(worked: Table,
     worked.save_round(WORKED_EXAMPLE_ROUND)
     view = html(stranger.get(f"/g/{worked.id}"))
     link = view.select_one("#share a[download]")
-    assert link is not None and link["href"] == f"/api/v1/games/{worked.id}/export.csv"
-    csv_answer = stranger.get(link["href"])
+    # The page's own sheet (in the page's language: tests/web/test_spreadsheet_download.py), the same
+    # rows as the API's data format.
+    assert link is not None and link["href"] == f"/g/{worked.id}/export.csv"
+    sheet = stranger.get(link["href"])
+    assert sheet.status_code == 200 and sheet.headers["content-type"] == "text/csv; charset=utf-8"
+    csv_answer = stranger.get(f"/api/v1/games/{worked.id}/export.csv")
     assert csv_answer.status_code == 200
     assert csv_answer.headers["content-type"] == "text/csv; charset=utf-8"
     rows = [line.split(",") for line in csv_answer.text.lstrip("\ufeff").splitlines()]
     assert rows[0][:5] == ["round", "Ana dutch", "Ana blitz", "Ana points", "Ana total"]
     assert rows[1] == ["start", "", "", "", "58", "", "", "", "70", "", "", "", "30", "", "", "", "20"]
     assert rows[2] == ["1", "22", "0", "22", "80", "14", "3", "8", "78", "11", "5", "1", "31", "9", "7", "-5", "15"]
+    page_rows = [line.split(",") for line in sheet.text.lstrip("\ufeff").splitlines()]
+    assert page_rows[0][:5] == ["Round", "Ana: Dutch cards", "Ana: Blitz cards left", "Ana: Points", "Ana: Total"]
+    assert page_rows[1][0] == "Start" and page_rows[1][1:] == rows[1][1:] and page_rows[2] == rows[2]
 
 
 def test_what_it_takes_with_two_in_reach_says_who_must_stay_under_what(client: TestClient, make_game):
