@@ -34,7 +34,8 @@ def check_piles(view: GameView, draft: Sequence[DraftRow], typed: str) -> PileCh
     top = cards.pile_top(view.rules.preset)
     piles, problem = cards.piles_typed(typed, top)
     if piles is None:
-        return PileCheck(typed, "error", _(PILE_MESSAGES[problem or "piles_unreadable"]).format(top=top))
+        unreadable = PILE_MESSAGES[problem or "piles_unreadable"]  # looked up first: Babel < 2.19 extracts a key in _()
+        return PileCheck(typed, "error", _(unreadable).format(top=top))
     number = len(view.round_ids) + 1
     if draft:
         rows = sum(row.dutch or 0 for row in draft)
