@@ -35,7 +35,7 @@ from app.security import (
     set_seat_cookie,
 )
 from app.web.forms import read_form, whole_number
-from app.web.render import error_page, keeper_headers, render, templates, too_many_page
+from app.web.render import error_page, is_htmx, keeper_headers, render, templates, too_many_page
 from app.web.wording import card_words
 
 router = APIRouter(include_in_schema=False)
@@ -97,10 +97,15 @@ async def take_seat(request: Request, game_id: GameId, token: Token, games: Game
 
 
 @router.get("/g/{game_id}/mine", name="seat_page")
-def seat_page(request: Request, game_id: GameId, games: GamesDep, waiting: bool = False) -> Response:
+def seat_page(
+    request: Request, game_id: GameId, games: GamesDep, waiting: bool = False, since: int | None = None
+) -> Response:
     """The player's own row of the round being played (htmx asks for the fragment after each save, and
-    for who is still to send, `waiting`, after each row sent)."""
+    for who is still to send, `waiting`, after each row sent). `since`: the version the live page shows;
+    while the game is no newer, htmx gets a 204 and the row being typed stays."""
     view = games.get(game_id)
+    if since is not None and since == view.game.version and is_htmx(request) and not waiting:
+        return Response(status_code=204, headers={"Vary": "HX-Request"} | keeper_headers())
     player = games.seat_of(view, seat_cookie_key(request, game_id))
     if player is None:
         return _no_seat(request, game_id)

@@ -57,6 +57,7 @@ FRAGMENT_ROOTS = {
     "_game.html": "#game",
     "_new_game_form.html": "#new-game",
     "_new_table_form.html": "#new-table",
+    "_seat.html": "#seat",
     "_table.html": "#table",
 }
 

@@ -25,11 +25,11 @@ def phone_at(app, game: GameHandle, name: str) -> TestClient:
     return phone
 
 
-def send(phone: TestClient, game: GameHandle, **fields: str):
+def send(phone: TestClient, game: GameHandle, headers: dict[str, str] | None = None, **fields: str):
     page = html(phone.get(f"/g/{game.id}/mine"))
     form = page.select_one("form.seat-form")
     data = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")} | fields
-    return phone.post(form["action"], data=data)
+    return phone.post(form["action"], data=data, headers=headers)
 
 
 def test_a_player_takes_their_seat_and_sends_their_row(app, make_game):
@@ -74,6 +74,29 @@ def test_a_refused_row_comes_back_beside_its_field_as_typed(app, make_game):
         assert page.select_one(f"#seat-{field}")["aria-invalid"] == "true"
         assert page.select_one("#seat-dutch")["value"] == fields["dutch"]
     assert game.client.get(game_url(game.id, "/draft")).json()["rows"] == []
+
+
+def test_with_htmx_a_refused_row_comes_back_in_place_of_the_seat(app, make_game):
+    game = make_game(players=NAMES)
+    phone = phone_at(app, game, "Ana")
+    answer = send(phone, game, headers={"HX-Request": "true"}, dutch="41", blitz="0")
+    assert answer.status_code == 422, answer.text
+    assert (answer.headers["HX-Retarget"], answer.headers["HX-Reswap"]) == ("#seat", "outerHTML")
+    fragment = html(answer)
+    assert fragment.select_one("main") is None and fragment.select_one("#seat #seat-dutch-error") is not None
+
+
+def test_the_live_refresh_leaves_the_row_being_typed_while_the_game_is_no_newer(app, make_game):
+    # Each connect's catch-up event asks again: a 204 while the version is the one shown, so what the player
+    # typed meanwhile stays; a round saved since is a new fragment (the next round's empty row).
+    game = make_game(players=NAMES)
+    phone = phone_at(app, game, "Ana")
+    shown = html(phone.get(f"/g/{game.id}/mine")).select_one("#seat #since")["value"]
+    live = {"HX-Request": "true"}
+    assert phone.get(f"/g/{game.id}/mine", params={"since": shown}, headers=live).status_code == 204
+    game.add_round([(12, 0), (9, 4), (7, 6)])
+    newer = phone.get(f"/g/{game.id}/mine", params={"since": shown}, headers=live)
+    assert newer.status_code == 200 and "Round 2" in text_of(html(newer).select_one("#seat h2"))
 
 
 def test_a_row_for_a_round_saved_meanwhile_is_refused_and_shows_the_next_round(app, make_game):
