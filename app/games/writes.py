@@ -13,6 +13,9 @@ game's row is read with its lock, detached from the session, changed by the use 
 back by one UPDATE of what changed. The game before the change comes from app.games.viewcache when it holds
 the version just locked (the rows of that version, as every change moves the version on), else from
 the database.
+
+Just past 400 lines (about 415), on purpose: the transaction and the Core statements it runs belong
+together (the statements are built once, here, for it); what a change means lives in the use cases.
 """
 
 from __future__ import annotations
