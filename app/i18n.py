@@ -236,6 +236,20 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translations().ngettext(singular, plural, n)
 
 
+# A placeholder and the space after it, when a word follows: "{count} games", "{n} bytes".
+_FORMAT_BEFORE_WORD = r"(\{%s\}) (?=[^\W\d_])"
+
+
+def fill(text: str, **values: Any) -> str:
+    """`text.format(**values)` for a plural message (`fill(ngettext(one, many, n), count=n)`), with each
+    number bound to the word after it by a no-break space ("12 games", never a line break between), as
+    the pages' plurals are (`bind_numbers`)."""
+    for name, value in values.items():
+        if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
+            text = re.sub(_FORMAT_BEFORE_WORD % re.escape(name), "\\1\u00a0", text)
+    return text.format(**values)
+
+
 def pgettext(context: str, message: str) -> str:
     return _translations().pgettext(context, message)
 
@@ -309,8 +323,8 @@ def join_names(names: Iterable[str]) -> str:
 
 def problem_text(problem: Problem) -> str:
     """A rules-engine Problem (app.rules.scoring) in the request's language. Numbers in it (limits, ids,
-    counts) stay plain digits in every language, as in the English wording."""
-    return gettext(MESSAGES[problem.code]).format(**problem.params)
+    counts) stay plain digits in every language, as in the English wording, each on the line of its word."""
+    return fill(gettext(MESSAGES[problem.code]), **problem.params)
 
 
 # Jinja2's own newstyle callables take the whole template context (pass_context), and a call inside a

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.i18n import N_, _, ngettext
+from app.i18n import N_, _, fill, ngettext
 
 # Types whose message needs nothing from the error's context.
 _PLAIN = {
@@ -64,30 +64,34 @@ GENERAL = N_("This value is not valid")
 
 def _string_too_short(ctx: dict[str, Any]) -> str:
     n = int(ctx["min_length"])
-    return ngettext(
-        "String should have at least {n} character", "String should have at least {n} characters", n
-    ).format(n=n)
+    return fill(
+        ngettext("String should have at least {n} character", "String should have at least {n} characters", n), n=n
+    )
 
 
 def _string_too_long(ctx: dict[str, Any]) -> str:
     n = int(ctx["max_length"])
-    return ngettext("String should have at most {n} character", "String should have at most {n} characters", n).format(
-        n=n
+    return fill(
+        ngettext("String should have at most {n} character", "String should have at most {n} characters", n), n=n
     )
 
 
 def _too_short(ctx: dict[str, Any]) -> str:
     n = int(ctx["min_length"])
-    return ngettext(
-        "Should have at least {n} item, not {actual}", "Should have at least {n} items, not {actual}", n
-    ).format(n=n, actual=ctx.get("actual_length", "?"))
+    return fill(
+        ngettext("Should have at least {n} item, not {actual}", "Should have at least {n} items, not {actual}", n),
+        n=n,
+        actual=ctx.get("actual_length", "?"),
+    )
 
 
 def _too_long(ctx: dict[str, Any]) -> str:
     n = int(ctx["max_length"])
-    return ngettext(
-        "Should have at most {n} item, not {actual}", "Should have at most {n} items, not {actual}", n
-    ).format(n=n, actual=ctx.get("actual_length", "?"))
+    return fill(
+        ngettext("Should have at most {n} item, not {actual}", "Should have at most {n} items, not {actual}", n),
+        n=n,
+        actual=ctx.get("actual_length", "?"),
+    )
 
 
 def _pattern(ctx: dict[str, Any]) -> str:

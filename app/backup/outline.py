@@ -12,7 +12,7 @@ from typing import Any
 
 from app.backup.answers import FORMAT_VERSION, GAME_FORMAT, MAX_IMPORT_GAMES, TABLE_FORMAT
 from app.errors import InvalidDocument
-from app.i18n import _, ngettext, problem_text
+from app.i18n import _, fill, ngettext, problem_text
 from app.rules import scoring
 from app.strictjson import BodyProblem, parse
 
@@ -118,11 +118,15 @@ def outline(body: bytes, expected: str, max_rounds: int) -> Draft:
     if len(games) > MAX_IMPORT_GAMES:
         raise refused(
             "games",
-            ngettext(
-                "A table's backup can hold at most {limit} game; this one has {count}.",
-                "A table's backup can hold at most {limit} games; this one has {count}.",
-                MAX_IMPORT_GAMES,
-            ).format(limit=MAX_IMPORT_GAMES, count=len(games)),
+            fill(
+                ngettext(
+                    "A table's backup can hold at most {limit} game; this one has {count}.",
+                    "A table's backup can hold at most {limit} games; this one has {count}.",
+                    MAX_IMPORT_GAMES,
+                ),
+                limit=MAX_IMPORT_GAMES,
+                count=len(games),
+            ),
         )
     for index, game in enumerate(games):
         _rounds_count(game, f"games[{index}].", findings, max_rounds)
@@ -135,9 +139,13 @@ def _rounds_count(game: Any, at: str, findings: Findings, max_rounds: int) -> No
     if isinstance(rounds, list) and len(rounds) > max_rounds:
         findings.add(
             f"{at}rounds",
-            ngettext(
-                "A game can hold at most {limit} round; this one has {count}.",
-                "A game can hold at most {limit} rounds; this one has {count}.",
-                max_rounds,
-            ).format(limit=max_rounds, count=len(rounds)),
+            fill(
+                ngettext(
+                    "A game can hold at most {limit} round; this one has {count}.",
+                    "A game can hold at most {limit} rounds; this one has {count}.",
+                    max_rounds,
+                ),
+                limit=max_rounds,
+                count=len(rounds),
+            ),
         )

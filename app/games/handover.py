@@ -20,7 +20,7 @@ from __future__ import annotations
 import hmac
 import time
 
-from app.i18n import N_, _, ngettext
+from app.i18n import N_, _, fill, ngettext
 from app.sealing import Sealer
 
 HANDOVER_MINUTES = 10
@@ -37,11 +37,14 @@ MALFORMED = N_("This is not a handover link of this game: ask the scorekeeper to
 
 def expired() -> str:
     """Said of an expired link, in the request's language (a count of minutes: plural forms)."""
-    return ngettext(
-        "This handover link expired (it works for {minutes} minute): ask the scorekeeper to show a new one.",
-        "This handover link expired (it works for {minutes} minutes): ask the scorekeeper to show a new one.",
-        HANDOVER_MINUTES,
-    ).format(minutes=HANDOVER_MINUTES)
+    return fill(
+        ngettext(
+            "This handover link expired (it works for {minutes} minute): ask the scorekeeper to show a new one.",
+            "This handover link expired (it works for {minutes} minutes): ask the scorekeeper to show a new one.",
+            HANDOVER_MINUTES,
+        ),
+        minutes=HANDOVER_MINUTES,
+    )
 
 
 def _mac(sealer: Sealer, game_id: str, key_hash: str, expires: int) -> str:

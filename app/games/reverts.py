@@ -29,7 +29,7 @@ from app.games.changes import (
 from app.games.game_rules import checked_round, still_possible
 from app.games.views import GameView
 from app.games.writes import Guard, Outcome
-from app.i18n import _, ngettext
+from app.i18n import _, fill, ngettext
 from app.idempotency import Idempotency
 from app.models import Game, Round, RoundChange, utcnow
 from app.rules.scoring import Played
@@ -121,11 +121,14 @@ def _restore(
             raise CantRevert(reason)
         if len(view.round_ids) >= limit:
             raise TooManyRounds(
-                ngettext(
-                    "A game can hold at most {limit} round, and this one has it.",
-                    "A game can hold at most {limit} rounds, and this one has them all.",
-                    limit,
-                ).format(limit=limit)
+                fill(
+                    ngettext(
+                        "A game can hold at most {limit} round, and this one has it.",
+                        "A game can hold at most {limit} rounds, and this one has them all.",
+                        limit,
+                    ),
+                    limit=limit,
+                )
             )
         old_id = change.round_id
         taken = session.exec(select(Round.id).where(Round.id == old_id)).first() is not None

@@ -42,7 +42,7 @@ from app.games.game_rules import changed_rules, checked_round, new_game, round_o
 from app.games.viewcache import ViewCache
 from app.games.views import GameView, load_view, missing_game, read_snapshot, set_rules, version_and_start
 from app.games.writes import GameWriter, Guard, Outcome
-from app.i18n import _, ngettext
+from app.i18n import _, fill, ngettext
 from app.idempotency import CREATE, NEW_GAME_SCOPE, Idempotency, snapshot
 from app.live import Broker
 from app.models import DraftRow, Game, Player, as_utc, utcnow
@@ -228,13 +228,16 @@ class Games:
                 raise GameIsOver(_("The game is over: no more rounds can be added. Correct or delete a round instead."))
             if len(view.round_ids) >= limit:
                 raise TooManyRounds(
-                    ngettext(
-                        "A game can hold at most {limit} round, and this one has it: start a new game "
-                        "(the totals can be carried over as starting scores).",
-                        "A game can hold at most {limit} rounds, and this one has them all: start a new game "
-                        "(the totals can be carried over as starting scores).",
-                        limit,
-                    ).format(limit=limit)
+                    fill(
+                        ngettext(
+                            "A game can hold at most {limit} round, and this one has it: start a new game "
+                            "(the totals can be carried over as starting scores).",
+                            "A game can hold at most {limit} rounds, and this one has them all: start a new game "
+                            "(the totals can be carried over as starting scores).",
+                            limit,
+                        ),
+                        limit=limit,
+                    )
                 )
             scores = checked_round(view, data, len(view.round_ids) + 1)
             # The round takes the game's pending start (its "Blitz!"), which it uses up; not one still

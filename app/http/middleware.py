@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import i18n
 from app.http.problems import problem
 from app.http.requestid import request_id_of
-from app.i18n import N_, _, ngettext, number
+from app.i18n import N_, _, fill, ngettext, number
 from app.paths import KEEPER_PATH, SECRET_IN_PATH, TABLE_KEEPER_PAGE, is_api
 
 access_log = logging.getLogger("blitzboard.access")
@@ -112,11 +112,14 @@ class BodyLimit:
         # A count of seconds that may be a fraction ("0.5"): plural forms are chosen as for 2, which is
         # what a fraction takes in English, German and Russian.
         n = int(self.seconds) if float(self.seconds).is_integer() else 2
-        return ngettext(
-            "The request body did not arrive within {seconds} second.",
-            "The request body did not arrive within {seconds} seconds.",
-            n,
-        ).format(seconds=number(self.seconds))
+        return fill(
+            ngettext(
+                "The request body did not arrive within {seconds} second.",
+                "The request body did not arrive within {seconds} seconds.",
+                n,
+            ),
+            seconds=number(self.seconds),
+        )
 
     async def _too_large(self, scope: Scope, send: Send, max_bytes: int) -> None:
         limit = size_text(max_bytes)
@@ -128,9 +131,10 @@ class BodyLimit:
                 quote=False,
             ),
         )
-        detail = ngettext(
-            "The request body is over {n} byte.", "The request body is over {n} bytes.", max_bytes
-        ).format(n=max_bytes)
+        detail = fill(
+            ngettext("The request body is over {n} byte.", "The request body is over {n} bytes.", max_bytes),
+            n=max_bytes,
+        )
         await refuse(scope, send, 413, "body-too-large", N_("Body over the size limit"), detail, page)
 
 
@@ -138,7 +142,7 @@ def size_text(n_bytes: int) -> str:
     """A size limit in the reader's language: "16 KiB", or "1000 bytes"."""
     if n_bytes % 1024 == 0:
         return _("{n} KiB").format(n=n_bytes // 1024)
-    return ngettext("{n} byte", "{n} bytes", n_bytes).format(n=n_bytes)
+    return fill(ngettext("{n} byte", "{n} bytes", n_bytes), n=n_bytes)
 
 
 async def refuse(

@@ -35,7 +35,7 @@ from app.errors import GameError, UnsupportedMediaType
 from app.http.jsonanswer import JSONAnswer
 from app.http.problems import TOO_MANY_NEW_GAMES, MethodNotAllowed, problem, problem_responses, too_many
 from app.http.ratelimit import client_address, retry_after_header
-from app.i18n import N_, _, ngettext
+from app.i18n import N_, _, fill, ngettext
 from app.idempotency import Idempotency
 from app.minimal import GameCreatedMinimal, Shape, TableImportedMinimal, answer, game_body, table_body
 from app.minimal import game as whole_game
@@ -250,21 +250,29 @@ async def _import(request: Request, read: Callable[[], Draft], write: Callable[[
 
 
 def _too_many_games(seconds: float, games: int, limit: int) -> Response:
-    detail = ngettext(
-        "This backup holds {count} game, and this address may import {limit} games a minute: try again in {seconds} s.",
-        "This backup holds {count} games, and this address may import {limit} games a minute: try again in {seconds} s.",
-        games,
-    ).format(count=games, limit=limit, seconds=math.ceil(seconds))
+    detail = fill(
+        ngettext(
+            "This backup holds {count} game, and this address may import {limit} games a minute: try again in {seconds} s.",
+            "This backup holds {count} games, and this address may import {limit} games a minute: try again in {seconds} s.",
+            games,
+        ),
+        count=games,
+        limit=limit,
+        seconds=math.ceil(seconds),
+    )
     return problem(429, detail, slug="rate-limited", title=N_("Too many requests"), headers=retry_after_header(seconds))
 
 
 def _imports_busy() -> Response:
     seconds = IMPORTS_BUSY_RETRY_SECONDS
-    detail = ngettext(
-        "The server is busy with other imports: try again in {seconds} second.",
-        "The server is busy with other imports: try again in {seconds} seconds.",
-        seconds,
-    ).format(seconds=seconds)
+    detail = fill(
+        ngettext(
+            "The server is busy with other imports: try again in {seconds} second.",
+            "The server is busy with other imports: try again in {seconds} seconds.",
+            seconds,
+        ),
+        seconds=seconds,
+    )
     return problem(
         503, detail, slug="imports-busy", title=N_("Too many imports at once"), headers=retry_after_header(seconds)
     )

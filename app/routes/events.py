@@ -24,7 +24,7 @@ from app.http.limits import StreamSlots
 from app.http.problems import PROBLEM_JSON, problem
 from app.http.ratelimit import client_address
 from app.http.streaming import EventStream
-from app.i18n import N_, _, ngettext
+from app.i18n import N_, _, fill, ngettext
 from app.paths import STREAM_PATHS
 from app.routes.deps import GameId, operation_id
 
@@ -111,11 +111,14 @@ async def game_events(request: Request, game_id: GameId) -> Response:
     if isinstance(opened, EventStream):
         return opened
     if opened == 429:
-        detail = ngettext(
-            "This address already follows {count} live game; close it, or reload later.",
-            "This address already follows {count} live games; close one, or reload later.",
-            slots.per_client,
-        ).format(count=slots.per_client)
+        detail = fill(
+            ngettext(
+                "This address already follows {count} live game; close it, or reload later.",
+                "This address already follows {count} live games; close one, or reload later.",
+                slots.per_client,
+            ),
+            count=slots.per_client,
+        )
         return problem(429, detail, slug="too-many-streams", title=N_("Too many live streams"), headers=RETRY_LATER)
     if opened == 503:
         detail = _("The server follows as many live games as it can; the page will update when you reload.")

@@ -29,7 +29,7 @@ from app.errors import (
     PersonHasGames,
     ReplayUnavailable,
 )
-from app.i18n import _, ngettext
+from app.i18n import _, fill, ngettext
 from app.idempotency import CREATE, ROTATE, TABLE_SCOPE_PREFIX, WRITE, Idempotency, Replays
 from app.live import Broker
 from app.models import CardTable, Game, Person, Player, utcnow
@@ -202,11 +202,15 @@ class Tables:
             played = self.session.exec(select(func.count(Player.id)).where(Player.person_id == person.id)).one()
             if played:
                 raise PersonHasGames(
-                    ngettext(
-                        "{name} has played {count} game at this table, so stays on its roster.",
-                        "{name} has played {count} games at this table, so stays on its roster.",
-                        played,
-                    ).format(name=person.name, count=played)
+                    fill(
+                        ngettext(
+                            "{name} has played {count} game at this table, so stays on its roster.",
+                            "{name} has played {count} games at this table, so stays on its roster.",
+                            played,
+                        ),
+                        name=person.name,
+                        count=played,
+                    )
                 )
             self.session.delete(person)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from app.games.changes import CORRECTION, DELETION, JOIN, LEAVE, RENAME, RESTORATION, RULES, Change, why_not
 from app.games.views import GameView
-from app.i18n import N_, _, join_names, ngettext, number
+from app.i18n import N_, _, fill, join_names, ngettext, number
 from app.rules import scoring
 from app.rules.presets import BLITZ_WORDS
 
@@ -161,8 +161,10 @@ def _words(change: Change, names: dict[int, str], lives: bool = False) -> tuple[
             return _("Player taken out again"), [Part("", name=name, after_name="")]
         what = _("Player joined after round {number}").format(number=n) if n else _("Player joined")
         if lives and "lives" in came:
-            start = ngettext("comes with {count} life", "comes with {count} lives", came["lives"])
-            return what, [Part(start.format(count=came["lives"]), name=name)]
+            start = fill(
+                ngettext("comes with {count} life", "comes with {count} lives", came["lives"]), count=came["lives"]
+            )
+            return what, [Part(start, name=name)]
         return what, [Part(_("starts at {score}").format(score=number(came.get("starting_score", 0))), name=name)]
     return change.kind, []
 

@@ -57,9 +57,9 @@ def test_piles_that_differ_are_refused_with_their_own_problem_unless_saved_anywa
 @pytest.mark.parametrize(
     ("piles", "said"),
     [
-        (-1, "between 0 and 80 cards"),  # two players' decks of 40
-        (81, "between 0 and 80 cards"),
-        (10**6, "between 0 and 80 cards"),
+        (-1, "between 0 and 80\u00a0cards"),  # two players' decks of 40
+        (81, "between 0 and 80\u00a0cards"),
+        (10**6, "between 0 and 80\u00a0cards"),
     ],
 )
 def test_a_count_no_table_can_have_is_refused_and_nothing_changes(make_game, piles: int, said: str):

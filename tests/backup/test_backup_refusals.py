@@ -170,7 +170,7 @@ TABLE_REFUSALS = [
     ("a player still in missing", change("games[2].rounds[2].scores", [{"player": 1, "hand": 3}]), "games[2].rounds[2].scores", "Cy is missing"),
     ("a round after the end", _out_after_the_end, "games[2].rounds[4]", "only Cy was still in"),
     ("a starting score in 31", change("games[2].players[0].starting_score", 5), "games[2].players[0].starting_score", "31"),
-    ("one player", _one_player, "games[0].players", "2 to 8 players"),
+    ("one player", _one_player, "games[0].players", "2\u00a0to 8\u00a0players"),
     ("same person twice", change("games[0].players[2]", {"name": "Ana", "starting_score": 0, "person": 0}), "games[0].players[2].name", "Two players are called Ana"),
     ("a player not their person", change("games[0].players[1].name", "Bob"), "games[0].players[1].name", "this one is Ben, not Bob"),
     ("no such person", change("games[0].players[2].person", 7), "games[0].players[2].person", "no person 7"),
@@ -264,7 +264,7 @@ def test_more_rounds_than_a_game_may_hold(database_url: str):
         document = valid_table()
         problem = refused(client, app, "tables", body(document))
         assert problem["errors"] == [
-            {"field": "games[2].rounds", "message": "A game can hold at most 2 rounds; this one has 3."}
+            {"field": "games[2].rounds", "message": "A game can hold at most 2\u00a0rounds; this one has 3."}
         ]
         game = valid_game()
         game["rounds"] *= 3
@@ -379,8 +379,8 @@ def test_too_many_rounds_is_refused_before_the_full_check(database_url: str, mon
         monkeypatch.setattr("app.backup.check.shaped", lambda *a, **k: pytest.fail("the full check ran"))
         problem = refused(client, app, "tables", body(document))
         assert problem["errors"] == [
-            {"field": "games[1].rounds", "message": "A game can hold at most 2 rounds; this one has 3."},
-            {"field": "games[2].rounds", "message": "A game can hold at most 2 rounds; this one has 3."},
+            {"field": "games[1].rounds", "message": "A game can hold at most 2\u00a0rounds; this one has 3."},
+            {"field": "games[2].rounds", "message": "A game can hold at most 2\u00a0rounds; this one has 3."},
         ]
         game = valid_game()
         game["rounds"] = [{}] * 3
@@ -406,7 +406,7 @@ def test_every_imported_game_counts_against_the_import_limit(database_url: str, 
         with monkeypatch.context() as patched:
             patched.setattr("app.backup.check.shaped", lambda *a, **k: pytest.fail("the full check ran"))
             problem = refused(client, app, "tables", body(valid_table()), 429)
-        assert problem["type"].endswith("/rate-limited") and "3 games" in problem["detail"]
+        assert problem["type"].endswith("/rate-limited") and "3\u00a0games" in problem["detail"]
         answer = client.post(f"{API}/tables/import", content=body(valid_table()), headers=JSON)
         assert 1 <= int(answer.headers["Retry-After"]) <= 60
         assert client.post(f"{API}/games/import", content=body(valid_game()), headers=JSON).status_code == 201

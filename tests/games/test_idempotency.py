@@ -474,7 +474,7 @@ def test_a_game_holds_at_most_the_configured_rounds(few_rounds_app: FastAPI):
         before = game.get()
         problem = assert_problem(game.add_round(SMALL_ROUND), 409)
         assert problem["type"].endswith("/too-many-rounds")
-        assert "at most 3 rounds" in problem["detail"]
+        assert "at most 3\u00a0rounds" in problem["detail"]
         assert game.get() == before
         # Correcting and deleting still work at the cap.
         assert (

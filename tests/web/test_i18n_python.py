@@ -196,7 +196,7 @@ def test_a_body_over_the_limit(client: TestClient):
     big = b'{"name": "' + b"x" * (64 * 1024) + b'"}'
     json_body = {"Content-Type": "application/json"}
     english, _pseudo = both(lambda h: client.post(f"{API}/games", content=big, headers=h | json_body), 413)
-    assert english["detail"] == "The request body is over 65536 bytes."
+    assert english["detail"] == "The request body is over 65536\u00a0bytes."
 
 
 def test_the_change_log_through_the_catalogs(client: TestClient, make_game):

@@ -187,3 +187,50 @@ def test_the_results_charts_description_has_the_russian_form_of_21():
 def test_a_negative_default_as_a_placeholder_has_a_real_minus(client: TestClient, lang: str):
     field = html(in_language(client, lang).get("/")).select_one("input#blitz_points")
     assert field["placeholder"] == f"{MINUS}2"  # Dutch Blitz: −2 a Blitz card; the field takes "−2" as typed
+
+
+def test_a_plural_built_in_python_keeps_its_number_on_the_line_of_its_word():
+    token = i18n.use("ru")
+    try:
+        said = i18n.fill(i18n.ngettext("{n} byte", "{n} bytes", 5), n=5)
+    finally:
+        i18n.reset(token)
+    assert said == f"5{NBSP}байт"
+    assert i18n.fill("{name} has played {count} games", name="12 Ana", count=3) == f"12 Ana has played 3{NBSP}games"
+
+
+def test_every_plural_in_the_code_is_filled_by_fill():
+    """A plural message's numbers are bound to their words by `i18n.fill`, as the templates' plurals are
+    by `bind_numbers`: an `ngettext(...)` in app/ is always `fill`'s first argument."""
+    import ast
+    from pathlib import Path
+
+    from app.config import ROOT
+
+    loose = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        if path.name == "i18n.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        filled = {
+            id(node.args[0])
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "fill" and node.args
+        }
+        loose += [
+            f"{Path(path).relative_to(ROOT)}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "ngettext"
+            and id(node) not in filled
+        ]
+    assert loose == []
+
+
+def test_a_refusal_in_the_api_keeps_the_number_with_its_word(client: TestClient):
+    said = client.post(
+        "/api/v1/games", json={"players": [{"name": "Ana"}, {"name": "B" * 500}]}, headers={"Accept-Language": "de"}
+    )
+    assert said.status_code == 422
+    assert re.search(rf"\d{NBSP}Zeichen", said.text), said.text
