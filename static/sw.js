@@ -13,7 +13,8 @@
 //   key or a handover link never carries that header, and an edit link (/g/<id>/edit/<key>) is never
 //   kept whatever it answers: only 200s of the addresses below are. Without a connection, the kept copy
 //   answers, marked with when it was kept (data-offline-copy on <html>: app.js says "offline — last
-//   updated 21:04"); a page never kept gets /offline.
+//   updated 21:04"); a page never kept gets /offline, fetched again whenever a page comes in another
+//   language than the one it was kept in (a switch of language).
 // - The state a kept page showed last: a live page's refresh (a GET of its #game fragment, with
 //   `since`) is kept as that page's latest fragment, and the scorekeeper's page sends its own after
 //   each change (static/rounds.js, by postMessage: a save's answer is a post, which this worker does
@@ -96,6 +97,22 @@ function keep(response) {
   }).catch(function () { /* storage full or refused: the page just isn't kept */ });
 }
 
+// The offline page in the language of the pages opened now: it was fetched when the worker installed,
+// in the language of then; after a switch (the switch's cookie) it is fetched again, so a page never
+// opened answers offline in the language the visitor reads.
+function offlineInLanguage(response) {
+  var lang = response.status === 200 && response.type === "basic" && response.headers.get("Content-Language");
+  if (!lang) return Promise.resolve();
+  return caches.open(STATIC_CACHE).then(function (cache) {
+    return cache.match("/offline").then(function (kept) {
+      if (kept && kept.headers.get("Content-Language") === lang) return;
+      return fetch("/offline", { credentials: "same-origin" }).then(function (fresh) {
+        if (fresh.status === 200 && fresh.headers.get("Content-Language") === lang) return cache.put("/offline", fresh);
+      });
+    });
+  }).catch(function () { /* offline again, or storage refused: the page of before stays */ });
+}
+
 // Where a kept page's state is filed: its path, and ?tv=1 for the TV layout.
 function pageKey(url) {
   return url.origin + url.pathname + (/(^|&)tv=1(&|$)/.test(url.search.slice(1)) ? "?tv=1" : "");
@@ -164,7 +181,7 @@ self.addEventListener("fetch", function (event) {
   if (url.origin !== self.location.origin) return;
   if (request.mode === "navigate") {
     event.respondWith(fetch(request).then(function (response) {
-      event.waitUntil(keep(response.clone()));
+      event.waitUntil(Promise.all([keep(response.clone()), offlineInLanguage(response)]));
       return response;
     }, function () {
       return keptAddress(url) ? keptCopy(url) : caches.match("/offline");

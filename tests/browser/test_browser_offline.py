@@ -60,6 +60,17 @@ CONTROLLED = """() => navigator.serviceWorker.ready.then(() => navigator.service
 INSTALL_TIMEOUT_MS = 60_000
 
 
+# Resolves once the worker's offline page is in the language given (the worker fetches it again after a
+# switch of language, in the background of the page's own answer).
+OFFLINE_PAGE_IN = """async () => {
+  for (;;) {
+    const page = await caches.match("/offline");
+    if (page && page.headers.get("Content-Language") === "%s") return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}"""
+
+
 def happened(page: Page, script: str, timeout_ms: int = TIMEOUT_MS) -> None:
     """Run `script`, a function whose promise resolves once an event the test waits for has happened
     (no polling), failing after `timeout_ms` as expect() would (evaluate itself has no timeout)."""
@@ -437,12 +448,17 @@ def test_a_page_never_opened_says_it_is_offline_and_the_start_page_opens(phones:
     page.goto("/")
     worker_ready(page)
     page.reload()  # under the worker: the start page is kept
+    # The worker fetched its offline page in English when it installed; German chosen since, it says it
+    # in German.
+    page.locator(".lang-switch button[value=de]").click()
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    happened(page, OFFLINE_PAGE_IN % "de")
     go_offline(context, own_server)
     page.goto(game.view_path)
-    expect(page.locator("#offline-page h1")).to_have_text("No connection")
+    expect(page.locator("#offline-page h1")).to_have_text("Keine Verbindung")
     # The start page, opened before, opens again.
-    page.get_by_role("link", name="Back to Blitzboard").click()
-    expect(page.get_by_role("heading", name="New game")).to_be_visible()
+    page.get_by_role("link", name="Zurück zu Blitzboard").click()
+    expect(page.get_by_role("heading", name="Neues Spiel")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("data-offline-copy", re.compile(r"^[1-9]\d+$"))
 
 
