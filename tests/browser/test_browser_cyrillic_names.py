@@ -100,4 +100,15 @@ def test_russian_names_are_whole_with_the_steppers_and_the_switch_stays_one_line
     expect(page.locator("[data-steppers]")).to_have_attribute("aria-pressed", "true")
     assert head.evaluate(SWITCH)["lines"] == 1
     assert_every_name_whole(page)
+    # The round saved, in the history's columns (four a row at 390 px): every name whole there too.
+    names = page.locator("#history li.round-card .who").evaluate_all(
+        """names => names.map(name => {
+          const text = document.createRange();
+          text.selectNodeContents(name);
+          return {text: name.textContent, cut: name.scrollWidth > name.clientWidth + 1,
+            ellipsis: getComputedStyle(name).textOverflow === "ellipsis",
+            lines: new Set([...text.getClientRects()].map(r => Math.round(r.top))).size};
+        })"""
+    )
+    assert {n["text"] for n in names} == set(NAMES) and not any(n["cut"] or n["ellipsis"] or n["lines"] != 1 for n in names), names
     phones.screenshot(page, f"cyrillic-names-steppers-tie-{lang}")
