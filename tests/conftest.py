@@ -11,6 +11,7 @@ tests and the release checks would only repeat themselves there.
 from __future__ import annotations
 
 import os
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,6 +38,23 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
+BROWSER_FOLDER = Path(__file__).parent / "browser"
+
+
+def _in_browser_folder(item: pytest.Item) -> bool:
+    return BROWSER_FOLDER in Path(item.path).parents
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before a test outside tests/browser/, the worker's Chromium and Playwright stop if they run:
+    Playwright's sync API keeps an asyncio loop running in the main thread, which would break a test
+    that calls asyncio.run()."""
+    if not _in_browser_folder(item):
+        shared = sys.modules.get("tests.browser.helpers")
+        if shared is not None:
+            shared.SHARED_CHROMIUM.stop()
+
+
 # The fixtures that give a test a database: a test that uses one (itself or through another fixture)
 # runs on both databases.
 DATABASE_FIXTURES = frozenset({"database_url", "server_database_url"})
@@ -46,6 +64,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.database)
+    # The browser tests last (in their order): a worker then starts Chromium once for all of them
+    # (tests/browser/conftest.py), not again after each test elsewhere that had to stop it.
+    items.sort(key=_in_browser_folder)
     if not on_postgres():
         return
     kept, dropped = [], []

@@ -56,8 +56,18 @@ def empty(url: str) -> None:
                     "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> %s", (KEPT,)
                 )
             ]
-            if tables:
-                connection.execute(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+            sequences = [
+                row[0]
+                for row in connection.execute("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")
+            ]
+            # DELETE, not TRUNCATE: a test's few rows go in about a fifth of the time (TRUNCATE makes each
+            # table's files anew: 70-190 ms a test against 15-30). Foreign keys aren't checked meanwhile
+            # (the replica role, which the tests' superuser may take), so the order doesn't matter.
+            connection.execute("SET session_replication_role = replica")
+            for table in tables:
+                connection.execute(f'DELETE FROM "{table}"')
+            for sequence in sequences:
+                connection.execute(f'ALTER SEQUENCE "{sequence}" RESTART')
         return
     path = make_url(url).database or ""
     # The server secret made beside the database (app.sealing) goes too: the next app makes a new one.

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, Playwright, expect
 
 from tests import databases
-from tests.browser.helpers import CHROMIUM, TIMEOUT_MS, Phones, Server, launch_chromium, start_server
+from tests.browser.helpers import CHROMIUM, SHARED_CHROMIUM, TIMEOUT_MS, Phones, Server, start_server
 from tests.helpers import missing_tool
 
 expect.set_options(timeout=TIMEOUT_MS)
@@ -44,23 +44,21 @@ def server(tmp_path_factory: pytest.TempPathFactory, database_template: str) -> 
         databases.drop(database_url)
 
 
-# Module scope, not session: Playwright's sync API keeps an asyncio loop running in the main thread while
-# it is started, which would break later tests (outside this folder) that call asyncio.run().
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Playwright]:
+@pytest.fixture
+def playwright() -> Playwright:
+    """The worker's Playwright, started at its first browser test and kept for the next ones (starting
+    it and Chromium again cost one to four seconds a test module); tests/conftest.py stops it before a
+    test outside this folder, and sorts this folder's tests last so that is rare."""
     if not Path(CHROMIUM).exists():
         missing_tool(
             f"no Chromium at {CHROMIUM}: install Debian's chromium (scripts/test does) or set BLITZBOARD_CHROMIUM"
         )
-    with sync_playwright() as playwright:
-        yield playwright
+    return SHARED_CHROMIUM.playwright()
 
 
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = launch_chromium(playwright)
-    yield browser
-    browser.close()
+@pytest.fixture
+def browser(playwright: Playwright) -> Browser:
+    return SHARED_CHROMIUM.browser()
 
 
 @pytest.fixture
@@ -81,3 +79,9 @@ def phones(browser: Browser, server: Server) -> Iterator[Phones]:
     finally:
         phones.close()
     assert phones.csp_violations == [], "Content-Security-Policy violations"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _chromium_stops_at_the_end() -> Iterator[None]:
+    yield
+    SHARED_CHROMIUM.stop()

@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Playwright, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Locator,
+    Page,
+    Playwright,
+    expect,
+    sync_playwright,
+)
 
 from app.config import ROOT
 from tests.browser.device import CHROMIUM, CHROMIUM_ARGS, PHONE
@@ -79,6 +88,38 @@ def start_server(directory: Path, database_url: str | None = None, cwd: Path = R
 
 def launch_chromium(playwright: Playwright) -> Browser:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+class SharedChromium:
+    """One Playwright and one Chromium for a worker's browser tests, started when the first needs them
+    and started again if Chromium went away (a crash)."""
+
+    def __init__(self) -> None:
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+
+    def playwright(self) -> Playwright:
+        if self._playwright is None:
+            self._playwright = sync_playwright().start()
+        return self._playwright
+
+    def browser(self) -> Browser:
+        if self._browser is None or not self._browser.is_connected():
+            self._browser = launch_chromium(self.playwright())
+        return self._browser
+
+    def stop(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        try:
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+
+
+SHARED_CHROMIUM = SharedChromium()
 
 
 class Phones:
