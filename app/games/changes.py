@@ -74,6 +74,7 @@ CHANGED_AGAIN = {
     "rounds": N_("The number of rounds was changed again since: revert the later change first."),
     "lives": N_("The starting lives were changed again since: revert the later change first."),
     "county": N_("The county rule was changed again since: revert the later change first."),
+    "thirty_and_a_half": N_("The 30½ rule was changed again since: revert the later change first."),
 }
 
 
