@@ -29,6 +29,7 @@ from app.schemas import (
     PRESET_TEXT,
     ROUNDS_TEXT,
     TARGET_TEXT,
+    THIRTY_AND_A_HALF_TEXT,
     TIE_BREAK_TEXT,
     EndName,
     KindName,
@@ -69,6 +70,7 @@ class LivesRulesPublic(BaseModel):
     preset: PresetName = PField(description=PRESET_TEXT)
     lives: int = PField(description=LIVES_TEXT)
     county: bool = PField(description=COUNTY_TEXT)
+    thirty_and_a_half: bool = PField(description=THIRTY_AND_A_HALF_TEXT)
 
 
 RulesPublic = Annotated[CardsRulesPublic | LowestRulesPublic | LivesRulesPublic, PField(discriminator="kind")]
@@ -131,7 +133,9 @@ class LivesScorePublic(BaseModel):
     """A player's part of a `lives` round (31)."""
 
     player_id: int
-    hand: int = PField(description="The hand's value, 0–31.")
+    hand: int | float = PField(
+        description="The hand's value, 0–31: an integer, or 30.5 (three of a kind, with `thirty_and_a_half`)."
+    )
     lives_lost: int = PField(description="The lives this round cost the player (0, 1 or 2).")
     lives: int = PField(description="The player's lives left after this round.")
 
@@ -252,7 +256,9 @@ class CardsPublic(BaseModel):
     player_id: int
     dutch: int | None = PField(None, description="`cards`: cards the player put on the Dutch piles.")
     blitz: int | None = PField(None, description="`cards`: cards left in the player's Blitz pile.")
-    hand: int | None = PField(None, description="`lowest`, `lives`: the hand's points.")
+    hand: int | float | None = PField(
+        None, description="`lowest`, `lives`: the hand's points (an integer; 31's three of a kind: 30.5)."
+    )
 
 
 class RoundCardsPublic(BaseModel):
@@ -301,6 +307,7 @@ class SettingsPublic(BaseModel):
     rounds: int | None = None
     lives: int | None = None
     county: bool | None = None
+    thirty_and_a_half: bool | None = None
 
 
 class ChangePublic(BaseModel):
@@ -364,7 +371,9 @@ class DraftRowPublic(BaseModel):
     player_id: int = PField(description="The player's `id`.")
     dutch: int | None = PField(description="`cards`: the cards played to the centre; null in the other kinds.")
     blitz: int | None = PField(description="`cards`: the cards left in the pile; null in the other kinds.")
-    hand: int | None = PField(description="`lowest` and `lives`: the hand's points; null in `cards`.")
+    hand: int | float | None = PField(
+        description="`lowest` and `lives`: the hand's points (an integer; 31's three of a kind: 30.5); null in `cards`."
+    )
     called: bool = PField(description="`lowest`: called Dutch; `lives`: knocked.")
     by_seat: bool = PField(description="Sent from the player's own phone (false: typed with the edit key).")
     sent_at: datetime = PField(description="When it was sent (UTC).")

@@ -124,9 +124,20 @@ def snapshot(
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 9)
 
 
-# The game's columns of the other rule parameters (a storage format: this order, whatever the model's),
-# and their values in a Dutch Blitz game.
-FAMILY = ("kind", "preset", "pile_size", "deck_size", "must_go_out", "end_by", "round_limit", "lives", "county")
+# The game's columns of the other rule parameters (a storage format: this order, whatever the model's;
+# a new one only at the end), and their values in a Dutch Blitz game.
+FAMILY = (
+    "kind",
+    "preset",
+    "pile_size",
+    "deck_size",
+    "must_go_out",
+    "end_by",
+    "round_limit",
+    "lives",
+    "county",
+    "thirty_and_a_half",
+)
 FAMILY_DEFAULTS = [getattr(Game(id="", edit_key_hash=""), name) for name in FAMILY]  # the model's: Dutch Blitz
 
 
@@ -173,6 +184,9 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
     session). The rounds get stand-in ids, ascending as real ones are (-n, ..., -1), which the times are keyed
     by and a leaver's mark names."""
     data = json.loads(zlib.decompress(blob))
+    # A record made before a parameter was added lists fewer: the model's default fills in the rest.
+    family = data.get("family", FAMILY_DEFAULTS)
+    family = [*family, *FAMILY_DEFAULTS[len(family) :]]
     target, dutch_points, blitz_points, tie_break = data["rules"]
     game = Game(
         id=data["id"],
@@ -186,7 +200,7 @@ def restore(blob: bytes) -> tuple[Game, list[Player], Played, dict[int, RoundTim
         created_at=datetime.fromisoformat(data["created"]),
         updated_at=datetime.fromisoformat(data["updated"]),
         round_started_at=datetime.fromisoformat(data["pending"]) if data.get("pending") else None,
-        **dict(zip(FAMILY, data.get("family", FAMILY_DEFAULTS), strict=True)),
+        **dict(zip(FAMILY, family, strict=True)),
     )
     game.table_id = data.get("table")
     game.seats_save_round, game.seats_on_view = data.get("seats", [False, False])

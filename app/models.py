@@ -62,6 +62,7 @@ class Game(SQLModel, table=True):
     round_limit: int = Field(default=10, sa_column=_number(10))  # app.rules' `rounds`
     lives: int = Field(default=3, sa_column=_number(3))
     county: bool = Field(default=True, sa_column=_flag(True))
+    thirty_and_a_half: bool = Field(default=False, sa_column=_flag(False))  # 31: three of a kind counts 30½
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     # The table the game was played at; None for a game of its own, as every game before.
@@ -187,6 +188,7 @@ class RoundScore(SQLModel, table=True):
     dutch: int  # `cards`; 0 in the other kinds
     blitz: int
     hand: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))  # `lowest`, `lives`
+    half: bool = Field(default=False, sa_column=_flag(False))  # a half on top of `hand`: 31's 30½ (migration 0013)
     called: bool = Field(default=False, sa_column=_flag(False))  # called Dutch, or knocked
 
 
@@ -216,9 +218,15 @@ class DraftRow(SQLModel, table=True):
     dutch: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))  # `cards`
     blitz: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
     hand: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))  # `lowest`, `lives`
+    half: bool = Field(default=False, sa_column=_flag(False))  # a half on top of `hand`: 31's 30½ (migration 0013)
     called: bool = Field(default=False, sa_column=_flag(False))
     by_seat: bool = Field(default=True, sa_column=_flag(True))  # from the player's own phone, or the keeper's
     sent_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
+
+    @property
+    def points(self) -> int | float | None:
+        """The hand as the rules read it: its whole points, or 30.5 with the half (app.rules.base.hand_from_store)."""
+        return self.hand + 0.5 if self.half and self.hand is not None else self.hand
 
 
 class RoundChange(SQLModel, table=True):

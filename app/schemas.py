@@ -2,18 +2,29 @@
 ranges of the rules engine, so the API, the pages and the engine can't disagree). What an answer
 holds is in app.answers, the tables in app.models.
 
-A little past 400 lines (about 405), on purpose, as app.answers is: the OpenAPI document's request side,
+Past 400 lines (about 455), on purpose, as app.answers is: the OpenAPI document's request side,
 one small model per shape with each field's description (most of its lines), read as one by a client's
 author; a split by entity would scatter the shared bounds (counts, names, keys) it defines once at the top.
 """
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Strict, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainValidator,
+    Strict,
+    WithJsonSchema,
+)
 from pydantic import Field as PField
+from pydantic_core import PydanticCustomError
 
 from app.i18n import _
 from app.rules import scoring, timing
@@ -40,11 +51,38 @@ BlitzCount = Annotated[
     PField(ge=-1_000_000, le=1_000_000),
     WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.BOUNDS["pile_size"][1]}),
 ]
+
+
+_WIDE = 1_000_000  # a hand is parsed this wide and judged by the rules, whose messages name the player
+
+
+def _hand_number(value: object) -> int | float:
+    """A whole hand is a JSON integer (true, "5" and 5.0 are refused, as every count is); a number with a
+    fraction goes on to the rules, which take 31's 30.5 under its house rule and say what is wrong with any
+    other. One plain validator, so a refusal names the field itself (`scores[0].hand`)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    if isinstance(value, float) and (value.is_integer() or not math.isfinite(value)):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    if value < -_WIDE:
+        raise PydanticCustomError("greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": -_WIDE})
+    if value > _WIDE:
+        raise PydanticCustomError("less_than_equal", "Input should be less than or equal to {le}", {"le": _WIDE})
+    return value
+
+
+# A hand: a whole number, or 30.5 (31's three of a kind, with the house rule `thirty_and_a_half`).
 Hand = Annotated[
-    int,
-    Strict(),
-    PField(ge=-1_000_000, le=1_000_000),
-    WithJsonSchema({"type": "integer", "minimum": 0, "maximum": scoring.HAND_RANGE[1]}),
+    int | float,
+    PlainValidator(_hand_number),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": scoring.HAND_RANGE[1]},
+                {"type": "number", "const": scoring.HALF_HAND},
+            ]
+        }
+    ),
 ]
 PileSize = Annotated[int, Strict(), PField(ge=scoring.BOUNDS["pile_size"][0], le=scoring.BOUNDS["pile_size"][1])]
 DeckSize = Annotated[int, Strict(), PField(ge=scoring.BOUNDS["deck_size"][0], le=scoring.BOUNDS["deck_size"][1])]
@@ -123,6 +161,10 @@ COUNTY_TEXT = (
     '`lives`: with no lives left a player is "on the county" and plays on until they lose again; '
     "without it, the last life lost is out."
 )
+THIRTY_AND_A_HALF_TEXT = (
+    "`lives`: three of a kind counts 30½ (a round's `hand` of 30.5), which beats every hand but a 31; "
+    "off by default (a hand is then a whole number)."
+)
 
 
 class StrictModel(BaseModel):
@@ -156,6 +198,7 @@ class RulesUpdate(_Params, StrictModel):
     rounds: RoundCount | None = PField(None, description=ROUNDS_TEXT)
     lives: Lives | None = PField(None, description=LIVES_TEXT)
     county: Flag | None = PField(None, description=COUNTY_TEXT)
+    thirty_and_a_half: Flag | None = PField(None, description=THIRTY_AND_A_HALF_TEXT)
 
 
 class RulesCreate(_Params, StrictModel):
@@ -175,6 +218,7 @@ class RulesCreate(_Params, StrictModel):
     rounds: RoundCount = PField(None, description=ROUNDS_TEXT)  # type: ignore[assignment]
     lives: Lives = PField(None, description=LIVES_TEXT)  # type: ignore[assignment]
     county: Flag = PField(None, description=COUNTY_TEXT)  # type: ignore[assignment]
+    thirty_and_a_half: Flag = PField(None, description=THIRTY_AND_A_HALF_TEXT)  # type: ignore[assignment]
 
 
 class PlayerCreate(StrictModel):
@@ -257,8 +301,10 @@ class DraftRowIn(StrictModel):
     blitz: Annotated[int, Strict()] | None = PField(
         None, ge=0, le=1000, description="`cards`: the cards left in the player's own pile (Blitz cards)."
     )
-    hand: Annotated[int, Strict()] | None = PField(
-        None, ge=0, le=1000, description="`lowest` and `lives`: the points in the player's hand."
+    hand: Hand | None = PField(
+        None,
+        description="`lowest` and `lives`: the points in the player's hand (31: 0–31, or 30.5 with "
+        "`thirty_and_a_half`).",
     )
     called: Flag = PField(  # type: ignore[assignment]
         False, description="`lowest`: this player called Dutch; `lives`: this player knocked."
@@ -360,7 +406,8 @@ class ScoreIn(StrictModel):
     )
     hand: Hand = PField(  # type: ignore[assignment]
         None,
-        description="`lowest` and `lives`: the points in the player's hand (Dutch: 0 and up; 31: 0–31). Required there.",
+        description="`lowest` and `lives`: the points in the player's hand (Dutch: 0 and up; 31: 0–31, or 30.5 "
+        "for three of a kind when the game's rules say `thirty_and_a_half`). Required there.",
     )
 
 

@@ -142,8 +142,10 @@
   // digit more fits under the field's maximum) moves on by itself. Only typing does: not a deletion,
   // not the − + buttons. The counts that could still grow (a Blitz 1, a Dutch 3, a hand of 12) are
   // ended by a tap in the row of values (below), or by Enter or a tap on the next field.
+  // A 31 hand of 30 may still become 30½ (data-half: the house rule), so it waits like a 3.
   function complete(input) {
     var v = input.value.trim();
+    if (input.dataset.half === "1" && v === "30") return false;
     return /^\d+$/.test(v) && (v.charAt(0) === "0" || Number(v) * 10 > Number(input.dataset.max || 99));
   }
   document.addEventListener("input", function (event) {

@@ -271,16 +271,18 @@
   }
 
   // Dutch's and 31's hands as typed (the players still in: the form asks no others) and who called or
-  // knocked; each hand a whole number in its field's bounds. The server scores them once sent.
+  // knocked; each hand a whole number in its field's bounds, or (31's house rule, data-half) 30½ typed
+  // "30.5", "30,5" or "30½", kept as typed. The server scores them once sent.
   function readHands(form) {
     var fields = {}, hands = {}, wrong = null;
     form.querySelectorAll("fieldset.player-entry[data-player-id]").forEach(function (entry) {
       var field = entry.querySelector("input.num"), v = field.value.trim();
-      var ok = /^\d+$/.test(v) && Number(v) <= Number(field.dataset.max);
+      var half = field.dataset.half === "1" && /^30\s*([.,]5|½)$/.test(v);
+      var ok = half || (/^\d+$/.test(v) && Number(v) <= Number(field.dataset.max));
       mark(field, ok);
       wrong = wrong || (ok ? null : field);
       fields[field.name] = v;
-      hands[entry.dataset.playerId] = Number(v);
+      hands[entry.dataset.playerId] = half ? v : Number(v);
     });
     var caller = form.querySelector("input[name='caller']:checked");
     fields.caller = caller ? caller.value : "";

@@ -244,8 +244,14 @@ def _game(
     )
 
 
+# The parameters added after backups began: a backup made before one lacks it and restores with it off (the
+# preset's value), as the game was played.
+ADDED_SINCE = frozenset({"thirty_and_a_half"})
+
+
 def _rules(data: RulesBackup, at: str, findings: Findings) -> scoring.Rules | None:
-    """The rules, if they are a preset's kind with every parameter of the kind, in its bounds."""
+    """The rules, if they are a preset's kind with every parameter of the kind (one added since may be left
+    out: ADDED_SINCE), in its bounds."""
     preset = scoring.PRESETS[data.preset]
     if preset.kind != data.kind:
         findings.rule(f"{at}.preset", scoring.Problem("preset_kind", field="preset", params=_kind(data)))
@@ -255,7 +261,7 @@ def _rules(data: RulesBackup, at: str, findings: Findings) -> scoring.Rules | No
     wrong = [name for name in params if name not in allowed]
     for name in wrong:
         findings.rule(f"{at}.{name}", scoring.Problem("param_not_in_kind", field=name, params={"field": name}))
-    missing = [name for name in allowed if name not in params]
+    missing = [name for name in allowed if name not in params and name not in ADDED_SINCE]
     for name in missing:
         findings.add(f"{at}.{name}", _("Field required"))
     if wrong or missing:

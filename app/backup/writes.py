@@ -143,8 +143,9 @@ def write_games(session: Session, games: list[NewGame], person_ids: list[int] | 
             # As the use cases store them: the other kinds' counts 0, `cards` no hand and no caller.
             scores += [
                 {"round_id": round_id, "player_id": s.player_id, "dutch": s.dutch if cards else 0,
-                 "blitz": s.blitz if cards else 0, "hand": s.hand, "called": s.called}
+                 "blitz": s.blitz if cards else 0, "hand": hand, "half": half, "called": s.called}
                 for s in round_scores
+                for hand, half in [scoring.hand_to_store(s.hand)]  # 31's 30½: its 30, and the half
             ]  # fmt: skip
         for player, seat in zip(new.players, new.checked.players, strict=True):
             if seat.left_after == 0:

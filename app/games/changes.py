@@ -74,6 +74,7 @@ CHANGED_AGAIN = {
     "rounds": N_("The number of rounds was changed again since: revert the later change first."),
     "lives": N_("The starting lives were changed again since: revert the later change first."),
     "county": N_("The county rule was changed again since: revert the later change first."),
+    "thirty_and_a_half": N_("The 30½ rule was changed again since: revert the later change first."),
 }
 
 
@@ -81,17 +82,17 @@ class _Cards(Protocol):
     player_id: int
     dutch: int | None
     blitz: int | None
-    hand: int | None
+    hand: int | float | None  # 31's 30½ is logged as 30.5
 
 
-def cards(scores: Iterable[_Cards], seats: list[int]) -> list[dict[str, int]]:
+def cards(scores: Iterable[_Cards], seats: list[int]) -> list[dict[str, int | float]]:
     """A round's cards as logged: one {player_id, dutch, blitz} (or {player_id, hand}) per player, in
     seating order."""
     by_player = {s.player_id: s for s in scores}
     return [_logged(by_player[pid]) for pid in seats if pid in by_player]
 
 
-def _logged(score: _Cards) -> dict[str, int]:
+def _logged(score: _Cards) -> dict[str, int | float]:
     if score.hand is not None:
         return {"player_id": score.player_id, "hand": score.hand}
     return {"player_id": score.player_id, "dutch": score.dutch or 0, "blitz": score.blitz or 0}

@@ -90,7 +90,7 @@ class RowIn:
     round_number: int
     dutch: int | None = None
     blitz: int | None = None
-    hand: int | None = None
+    hand: int | float | None = None  # an int, or 31's 30.5
     called: bool = False
 
 
@@ -281,7 +281,8 @@ def send_row(
                 round_number=number,
                 dutch=row.dutch,
                 blitz=row.blitz,
-                hand=row.hand,
+                hand=scoring.hand_to_store(row.hand)[0],
+                half=scoring.hand_to_store(row.hand)[1],
                 called=row.called,
                 by_seat=by_seat,
                 sent_at=utcnow(),
@@ -333,7 +334,7 @@ def _save_by_itself(games: Games, draft: Draft, kind: scoring.Kind) -> Draft:
         if kind == scoring.Kind.CARDS:
             scores.append({"player_id": row.player_id, "dutch": row.dutch, "blitz": row.blitz})
         else:
-            scores.append({"player_id": row.player_id, "hand": row.hand})
+            scores.append({"player_id": row.player_id, "hand": row.points})
             if row.called:
                 body["caller" if kind == scoring.Kind.LOWEST else "knocker"] = row.player_id
     try:

@@ -244,14 +244,14 @@ def load_views(session: Session, games: list[Game]) -> list[GameView]:
     scores: dict[int, list[scoring.Score]] = {
         round_id: [] for game_rounds in rounds.values() for round_id in game_rounds
     }
-    for round_id, player_id, dutch, blitz, hand, called in connection.execute(SCORES_OF, {"ids": ids}):
+    for round_id, player_id, dutch, blitz, hand, called, half in connection.execute(SCORES_OF, {"ids": ids}):
         bucket = scores.get(round_id)
         if bucket is None:  # a round saved since the rounds were read: only outside a snapshot (read_snapshot)
             continue
         bucket.append(
             scoring.Score(player_id, dutch, blitz)
             if hand is None
-            else scoring.Score(player_id, None, None, hand, bool(called))
+            else scoring.Score(player_id, None, None, scoring.hand_from_store(hand, half), bool(called))
         )
     return [
         scored_view(
@@ -276,6 +276,7 @@ SCORES_OF = (
         RoundScore.blitz,
         RoundScore.hand,
         RoundScore.called,
+        RoundScore.half,
     )
     .join(Round, RoundScore.round_id == Round.id)
     .where(Round.game_id.in_(_IDS))

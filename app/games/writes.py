@@ -379,10 +379,12 @@ class GameWriter:
                 "player_id": s.player_id,
                 "dutch": s.dutch or 0,  # 0 in the kinds that score hands
                 "blitz": s.blitz or 0,
-                "hand": s.hand,
+                "hand": hand,
+                "half": half,  # 31's 30½: its 30 in `hand`
                 "called": s.called,
             }
             for s in scores
+            for hand, half in [scoring.hand_to_store(s.hand)]
         ]
         self.session.connection().execute(SCORE_INSERT, rows)
         return scores

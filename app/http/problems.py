@@ -86,7 +86,9 @@ def problem(
     return JSONAnswer(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
-RULE_FIELDS = frozenset(("kind", "preset", *scoring.BOUNDS, "tie_break", "must_go_out", "end", "county"))
+RULE_FIELDS = frozenset(
+    ("kind", "preset", *scoring.BOUNDS, "tie_break", "must_go_out", "end", "county", "thirty_and_a_half")
+)
 
 
 def _field_of(problem_: scoring.Problem, items: str) -> str:

@@ -21,7 +21,7 @@ from app.games.seatlink import seat_link_token
 from app.games.seats import Draft, RowIn
 from app.games.views import GameView, game_table
 from app.http.ratelimit import wrong_key_wait
-from app.i18n import _, join_names, problem_text
+from app.i18n import _, join_names, number, problem_text
 from app.models import Player
 from app.routes.deps import GameId, Games, GamesDep
 from app.rules import scoring
@@ -34,6 +34,7 @@ from app.security import (
     seat_credential,
     set_seat_cookie,
 )
+from app.web.entry import typed_hand
 from app.web.forms import read_form, whole_number
 from app.web.render import error_page, is_htmx, keeper_headers, render, templates, too_many_page
 from app.web.wording import card_words
@@ -125,9 +126,18 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
         return _no_seat(request, game_id)
     typed = {name: form.get(name, "").strip()[:20] for name in ("dutch", "blitz", "hand")}
     typed["called"] = "1" if form.get("called") else ""
-    numbers = {name: whole_number(typed[name]) if typed[name] else None for name in ("dutch", "blitz", "hand")}
+    numbers: dict[str, int | float | None] = {
+        name: whole_number(typed[name]) if typed[name] else None for name in ("dutch", "blitz", "hand")
+    }
+    half = view.rules.kind == scoring.Kind.LIVES and view.rules.thirty_and_a_half
+    if typed["hand"] and numbers["hand"] is None:  # a hand with a half ("30,5"): the rules judge it
+        numbers["hand"] = _half_typed(typed["hand"])
     unreadable = {
-        name: _("A count must be a whole number.") for name in numbers if typed[name] and numbers[name] is None
+        name: _("A hand must be a whole number, or 30½ for three of a kind.")
+        if name == "hand" and half
+        else _("A count must be a whole number.")
+        for name in numbers
+        if typed[name] and numbers[name] is None
     }
     if unreadable:
         return _seat_answer(request, games, view, player, games.draft(game_id, view), typed, unreadable, 422)
@@ -178,7 +188,7 @@ def _seat_answer(
         typed = {
             "dutch": "" if mine is None or mine.dutch is None else str(mine.dutch),
             "blitz": "" if mine is None or mine.blitz is None else str(mine.blitz),
-            "hand": "" if mine is None or mine.hand is None else str(mine.hand),
+            "hand": "" if mine is None or mine.points is None else number(mine.points),  # 30½: "30,5" in de
             "called": "1" if mine is not None and mine.called else "",
         }
     playing = state.playing(view.players)
@@ -207,8 +217,18 @@ def _seat_answer(
         "standings": state.standings,
         "csrf": csrf_token(seat_cookie_key(request, view.game.id).key or ""),
         "live_url": request.app.url_path_for("game_events", game_id=view.game.id),
+        "half": state.rules.kind == scoring.Kind.LIVES and state.rules.thirty_and_a_half,
         "high": {"dutch": state.rules.deck_size, "blitz": state.rules.pile_size, "hand": scoring.HAND_RANGE[1]},
     }
     if fragment is not None:  # only who is still to send
         return templates.TemplateResponse(request, fragment, context, headers=keeper_headers())
     return render(request, "seat.html", context, fragment="_seat.html", status=status, headers=keeper_headers())
+
+
+def _half_typed(raw: str) -> float | None:
+    """A hand typed with a half ("30.5", "30,5", "30½"), or None (app.web.entry.typed_hand)."""
+    try:
+        value = typed_hand(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, float) else None

@@ -166,7 +166,7 @@ def draft_body(draft: Draft) -> dict[str, Any]:
                 "player_id": r.player_id,
                 "dutch": r.dutch,
                 "blitz": r.blitz,
-                "hand": r.hand,
+                "hand": r.points,
                 "called": r.called,
                 "by_seat": r.by_seat,
                 "sent_at": timestamp(r.sent_at),

@@ -6,6 +6,10 @@ and a *preset* (Dutch Blitz, Nerts, Ligretto, Dutch, 31: app.rules.presets), who
 table may change within the bounds in `PARAMS`.
 
 The standings of the games decided by totals (who leads, who won, the tie-break) are app.rules.totals'.
+
+A little past 400 lines, on purpose: the checks every family shares sit beside the types they check, and a
+hand's one non-whole value (31's 30½: `is_half`, how a row stores it) beside `Score`, which carries it; the
+families import them from one place.
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ LIVES_RANGE = (1, 9)
 # Dutch: a hand's points (a black king is 13; penalty cards make a hand grow); 31: the best suit.
 HAND_RANGE = (0, 250)
 THIRTY_ONE = 31
+# 31's house rule `thirty_and_a_half`: three of a kind counts 30½, beating every hand but a 31. The one hand
+# that is not a whole number; stored as 30 with a mark (hand_to_store / hand_from_store).
+HALF_HAND = 30.5
 
 
 class Kind(StrEnum):
@@ -73,6 +80,7 @@ class Rules:
     rounds: int = 10
     lives: int = 3
     county: bool = True
+    thirty_and_a_half: bool = False
 
 
 # The parameters each kind shows and takes, in the order the API lists them.
@@ -89,7 +97,7 @@ PARAMS: dict[Kind, tuple[str, ...]] = {
         "rounds",
     ),
     Kind.LOWEST: ("target", "tie_break"),
-    Kind.LIVES: ("lives", "county"),
+    Kind.LIVES: ("lives", "county", "thirty_and_a_half"),
 }
 
 # Each integer parameter's bounds.
@@ -144,12 +152,13 @@ class Score:
     """What one player had at the end of a round, as entered. A `cards` round has `dutch` (cards
     played to the centre) and `blitz` (cards left in the player's own pile); a `lowest` or `lives`
     round has `hand` (the hand's points), and `called` marks the player who called Dutch or knocked.
-    A field left out is None (the rules say which fields a kind needs)."""
+    A field left out is None (the rules say which fields a kind needs). A hand is an int, or HALF_HAND
+    (a float: 31's three of a kind) and never a whole number as a float."""
 
     player_id: int
     dutch: int | None = None
     blitz: int | None = None
-    hand: int | None = None
+    hand: int | float | None = None
     called: bool = False
 
 
@@ -187,7 +196,7 @@ class ScoredScore:
     blitz: int
     points: int  # this round's points (`lives`: minus the lives lost)
     total: int  # running total after this round (`lives`: the lives left)
-    hand: int | None = None
+    hand: int | float | None = None  # an int, or HALF_HAND
     called: bool = False
     lives_lost: int = 0  # `lives` only
 
@@ -367,8 +376,26 @@ def check_caller(
     return []
 
 
-def check_hands(usable: list[tuple[int, Player, Score]], high: int) -> list[Problem]:
-    """A `lowest` or `lives` round: every player's hand, in range, and no card counts."""
+def is_half(hand: object) -> bool:
+    """Whether a hand is 30½ (HALF_HAND, a float: never True, 30 or "30.5")."""
+    return isinstance(hand, float) and hand == HALF_HAND
+
+
+def hand_to_store(hand: int | float | None) -> tuple[int | None, bool]:
+    """A hand as its row stores it: the whole points and whether a half comes on top (30½: 30, True)."""
+    if is_half(hand):
+        return int(hand), True  # type: ignore[arg-type]
+    return hand, False  # type: ignore[return-value]
+
+
+def hand_from_store(hand: int | None, half: bool | None) -> int | float | None:
+    """A stored hand as the rules read it: its whole points, or 30.5 with the half mark."""
+    return hand + 0.5 if half and hand is not None else hand
+
+
+def check_hands(usable: list[tuple[int, Player, Score]], high: int, half: bool = False) -> list[Problem]:
+    """A `lowest` or `lives` round: every player's hand, a whole number in range (or, with `half`, 31's
+    30½), and no card counts."""
     problems: list[Problem] = []
     for index, player, score in usable:
         where = {"player_id": player.id, "index": index}
@@ -379,6 +406,11 @@ def check_hands(usable: list[tuple[int, Player, Score]], high: int) -> list[Prob
                 )
         if score.hand is None:
             problems.append(Problem("hand_missing", field="hand", params={"name": player.name}, **where))
+        elif not (isinstance(score.hand, int) and not isinstance(score.hand, bool)) and not (
+            half and is_half(score.hand)
+        ):
+            code = "hand_whole_or_half" if half else "hand_whole"
+            problems.append(Problem(code, field="hand", params={"name": player.name, "high": high}, **where))
         elif not 0 <= score.hand <= high:
             problems.append(Problem("hand_range", field="hand", params={"name": player.name, "high": high}, **where))
     return problems

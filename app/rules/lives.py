@@ -6,6 +6,7 @@ Every player starts with `lives` lives (pennies). Each round every player still 
   holding 31 are both safe.
 - Otherwise the lowest hand loses a life. A knocker who is the sole lowest loses two; a knocker tied
   for lowest is safe and the others tied lose one; several non-knockers tied for lowest each lose one.
+- With the house rule `thirty_and_a_half`, three of a kind counts 30½: it beats every hand but a 31.
 - With the county rule, a player with no lives left is "on the county" and still plays; losing
   again puts them out (so does losing two with one left). Without it, the last life lost is out.
 - A round that would put every remaining player out at once counts for nothing: nobody loses a
@@ -45,10 +46,15 @@ def validate_round(
     """`out`: the players already out of the game, or who left it, before this round (GameState.out)."""
     playing = [p for p in players if p.id not in out]
     problems, usable, missing = check_seats(players, scores, playing)
-    return problems + check_hands(usable, THIRTY_ONE) + missing + check_caller(players, caller, rules, playing)
+    return (
+        problems
+        + check_hands(usable, THIRTY_ONE, rules.thirty_and_a_half)
+        + missing
+        + check_caller(players, caller, rules, playing)
+    )
 
 
-def lives_lost(hands: dict[int, int], knocker: int | None) -> dict[int, int]:
+def lives_lost(hands: dict[int, int | float], knocker: int | None) -> dict[int, int]:
     """How many lives each player showing a hand loses this round (before the county and the
     everyone-out rule)."""
     if any(hand == THIRTY_ONE for hand in hands.values()):

@@ -46,6 +46,8 @@ MESSAGES: dict[str, str] = {
     "count_missing": N_("{name}: both card counts are required (cards played and cards left in the pile)."),
     "hand_missing": N_("{name}: the points in the hand are required."),
     "hand_range": N_("{name}: a hand must be between 0 and {high} points."),
+    "hand_whole": N_("{name}'s hand must be a whole number from 0 to {high}."),
+    "hand_whole_or_half": N_("{name}'s hand must be a whole number from 0 to {high}, or 30½ for three of a kind."),
     "not_in_kind": N_("{name}: “{field}” is not part of a round in this game."),
     "round_field_not_in_kind": N_("“{field}” is not part of a round in this game."),
     "piles_range": N_("The centre piles hold between 0 and {high} cards (every player's deck)."),

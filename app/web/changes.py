@@ -40,6 +40,7 @@ SETTING_NAMES = {
     "rounds": N_("number of rounds"),
     "lives": N_("starting lives"),
     "county": N_("the county"),
+    "thirty_and_a_half": N_("three of a kind counts 30½"),
 }
 # A change of one setting: (said when changed, said when changed back by a revert).
 ONE_SETTING = {
@@ -55,6 +56,7 @@ ONE_SETTING = {
     "rounds": (N_("Number of rounds changed"), N_("Number of rounds changed back")),
     "lives": (N_("Starting lives changed"), N_("Starting lives changed back")),
     "county": (N_("The county rule changed"), N_("The county rule changed back")),
+    "thirty_and_a_half": (N_("The 30½ rule changed"), N_("The 30½ rule changed back")),
 }
 TIE_RULES = {"play_on": N_("play another round"), "shared": N_("shared win")}
 ENDS = {"target": N_("at the target"), "rounds": N_("after the rounds")}
@@ -183,7 +185,7 @@ def _corrected(change: Change, names: dict[int, str], lives: bool = False) -> li
     for after in (change.new or {}).get("scores", []):
         was = before.get(after["player_id"], {})
         moved = [
-            _(text).format(old=was.get(key, "?"), new=after[key])
+            _(text).format(old=_count(was.get(key, "?")), new=_count(after[key]))
             for key, text in MOVED
             if key in after and was.get(key) != after[key]
         ]
@@ -207,10 +209,15 @@ def _corrected(change: Change, names: dict[int, str], lives: bool = False) -> li
     return parts
 
 
+def _count(value: Any) -> Any:
+    """A logged count or hand as the language writes it (31's 30½: "30.5", "30,5"); "?" as it is."""
+    return number(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
 def _cards(values: dict[str, Any] | None, names: dict[int, str]) -> list[Part]:
     """A whole round's cards: "Ana 22/0" (Dutch/Blitz, as the history shows them)."""
     return [
-        Part(str(s["hand"]) if "hand" in s else f"{s['dutch']}/{s['blitz']}", name=_name(names, s["player_id"]))
+        Part(number(s["hand"]) if "hand" in s else f"{s['dutch']}/{s['blitz']}", name=_name(names, s["player_id"]))
         for s in (values or {}).get("scores", [])
     ]
 

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from app.errors import PILES_DIFFER, GameError, InvalidInput
 from app.games.views import GameView, rule_players
 from app.i18n import N_, _, problem_text
+from app.i18n import number as written
 from app.models import DraftRow, Player
 from app.rules import cards, scoring
 from app.rules.presets import BLITZ_WORDS
@@ -74,7 +75,7 @@ def round_form_part(view: GameView, form: RoundForm | None, draft: Sequence[Draf
                 form.values[f"dutch-{score.player_id}"] = str(score.dutch)
                 form.values[f"blitz-{score.player_id}"] = str(score.blitz)
             else:
-                form.values[f"hand-{score.player_id}"] = str(score.hand)
+                form.values[f"hand-{score.player_id}"] = written(score.hand)  # 30½: "30.5", "30,5"
         if played.caller is not None:
             form.values["caller"] = str(played.caller)
         if (piles := view.piles.get(view.round_ids[form.number - 1])) is not None:
@@ -90,7 +91,7 @@ def round_form_part(view: GameView, form: RoundForm | None, draft: Sequence[Draf
                 form.values[f"dutch-{row.player_id}"] = "" if row.dutch is None else str(row.dutch)
                 form.values[f"blitz-{row.player_id}"] = "" if row.blitz is None else str(row.blitz)
             else:
-                form.values[f"hand-{row.player_id}"] = "" if row.hand is None else str(row.hand)
+                form.values[f"hand-{row.player_id}"] = "" if row.points is None else written(row.points)
                 if row.called:
                     form.values["caller"] = str(row.player_id)
     preview = _preview(view, form) if cards else {}
@@ -170,6 +171,22 @@ _CENTRE_MESSAGES = (
 
 
 _HAND_MESSAGES = (N_("Enter {name}'s hand."), N_("{name}: a hand must be a whole number."))
+# With 31's `thirty_and_a_half`: what a hand that is neither a whole number nor a half says.
+_HAND_OR_HALF = N_("{name}: a hand must be a whole number, or 30½ for three of a kind.")
+# A hand with a half, as people type it: "30.5", "30,5" (the decimal mark of any of our languages), "30½".
+_HALF_TYPED = re.compile(r"(\d{1,9})\s*(?:[.,]5|½)")
+
+
+def typed_hand(raw: str) -> int | float:
+    """A hand as typed: a whole number, or one with a half ("30.5", "30,5", "30½": 30.5), which the rules
+    judge (only 31's three of a kind, under its house rule, takes one). ValueError: anything else."""
+    try:
+        return _bounded(int(raw))
+    except ValueError:
+        half = _HALF_TYPED.fullmatch(raw)
+        if half is None:
+            raise
+        return int(half.group(1)) + 0.5
 
 
 def parse_round(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
@@ -235,6 +252,8 @@ def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
     """A round of Dutch or 31: each hand (of the players still in), and who called or knocked."""
     playing = entry_players(view, state.number)
     empty, not_a_number = _HAND_MESSAGES
+    if view.rules.kind == scoring.Kind.LIVES and view.rules.thirty_and_a_half:
+        not_a_number = _HAND_OR_HALF
     scores = []
     for player in playing:
         name = f"hand-{player.id}"
@@ -244,7 +263,7 @@ def _parse_hands(state: RoundForm, view: GameView, form: FormDict) -> RoundIn:
             state.errors.setdefault(name, []).append(_(empty).format(name=player.name))
             continue
         try:
-            scores.append(ScoreIn(player_id=player.id, hand=_bounded(int(raw))))
+            scores.append(ScoreIn(player_id=player.id, hand=typed_hand(raw)))
         except ValueError:
             state.errors.setdefault(name, []).append(_(not_a_number).format(name=player.name))
     raw_caller = form.get("caller", "").strip()

@@ -29,7 +29,7 @@ FormDict = dict[str, str]
 # tells "unchecked" from "not on the form".
 NUMBERS = ("target", "dutch_points", "blitz_points", "pile_size", "deck_size", "rounds", "lives")
 CHOICES: dict[str, tuple[str, ...]] = {"tie_break": ("play_on", "shared"), "end": ("target", "rounds")}
-FLAGS = ("must_go_out", "county")
+FLAGS = ("must_go_out", "county", "thirty_and_a_half")
 SHOWN = "_shown"
 ALL_PARAMS = tuple(dict.fromkeys(name for names in scoring.PARAMS.values() for name in names))
 

@@ -17,6 +17,7 @@ from app.errors import GameError
 from app.games.changes import CORRECTION, DELETION, Change, why_not
 from app.games.views import GameView
 from app.i18n import _
+from app.i18n import number as written
 from app.web.changes import describe
 from app.web.context import Done, GameData, Keeper, game_page
 from app.web.entry import RoundForm
@@ -83,7 +84,7 @@ def refilled(changes: Sequence[Change], number: int, rounds: int) -> RoundForm |
     for score in logged.get("scores", []):
         pid = score["player_id"]
         if "hand" in score:
-            values[f"hand-{pid}"] = str(score["hand"])
+            values[f"hand-{pid}"] = written(score["hand"])  # 31's 30½ as the language writes it
         else:
             values[f"dutch-{pid}"] = str(score.get("dutch", 0))
             values[f"blitz-{pid}"] = str(score.get("blitz", 0))

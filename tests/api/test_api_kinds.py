@@ -33,7 +33,7 @@ CARDS = {
     "rounds": 10,
 }
 DUTCH = {"kind": "lowest", "preset": "dutch", "target": 100, "tie_break": "play_on"}
-THIRTY_ONE = {"kind": "lives", "preset": "thirty_one", "lives": 3, "county": True}
+THIRTY_ONE = {"kind": "lives", "preset": "thirty_one", "lives": 3, "county": True, "thirty_and_a_half": False}
 NERTS, DUTCH_RULES, T31 = {"preset": "nerts"}, {"preset": "dutch"}, {"preset": "thirty_one"}
 SUDDEN_31 = {"preset": "thirty_one", "lives": 1, "county": False}  # the first life lost is out
 TWO_LIVES_31 = {"preset": "thirty_one", "lives": 2, "county": False}
@@ -124,7 +124,7 @@ def test_presets_lists_all_six_dutch_blitz_first_with_kinds_defaults_and_bounds(
     }
     assert (defaults["ligretto"]["target"], defaults["ligretto"]["must_go_out"]) == (99, False)
     assert defaults["dutch"] == {"target": 100, "tie_break": "play_on"}
-    assert defaults["thirty_one"] == {"lives": 3, "county": True}
+    assert defaults["thirty_one"] == {"lives": 3, "county": True, "thirty_and_a_half": False}
     assert by_name["thirty_one"]["lives"] == integer | {"default": 3, "minimum": 1, "maximum": 9}
 
 

@@ -110,5 +110,7 @@ def test_russian_names_are_whole_with_the_steppers_and_the_switch_stays_one_line
             lines: new Set([...text.getClientRects()].map(r => Math.round(r.top))).size};
         })"""
     )
-    assert {n["text"] for n in names} == set(NAMES) and not any(n["cut"] or n["ellipsis"] or n["lines"] != 1 for n in names), names
+    assert {n["text"] for n in names} == set(NAMES) and not any(
+        n["cut"] or n["ellipsis"] or n["lines"] != 1 for n in names
+    ), names
     phones.screenshot(page, f"cyrillic-names-steppers-tie-{lang}")

@@ -362,3 +362,28 @@ def test_eight_players_type_their_hands_and_see_each_field(phones: Phones, serve
             hidden.append(field.get_attribute("id"))
     no_sideways_scrolling(page)
     assert hidden == [], f"under the Save button when the cursor got there: {hidden}"
+
+
+def test_thirty_one_with_the_30_and_a_half_rule_waits_after_a_30_for_its_half(phones: Phones, server: Server):
+    """With `thirty_and_a_half` a typed 30 may still become 30½: the cursor stays for ",5" (a 25 moves on)."""
+    game = api_game(server, NAMES, rules={"preset": "thirty_one", "thirty_and_a_half": True})
+    page = phones.page()
+    page.goto(game.edit_url)
+    fields = hand_fields(page, "Hand value", NAMES)
+    expect(fields[0]).to_have_attribute("inputmode", "decimal")
+    fields[0].tap()
+    page.keyboard.type("30")
+    expect(fields[0]).to_be_focused()  # not on to Ben's yet
+    page.keyboard.type(",5")
+    page.keyboard.press("Enter")
+    expect(fields[1]).to_be_focused()
+    page.keyboard.type("30")
+    page.keyboard.press("Enter")
+    expect(fields[2]).to_be_focused()
+    page.keyboard.type("25")  # two digits past 3: on by itself
+    expect(page.locator("#round-entry button[type=submit]")).to_be_focused()
+    page.locator("#round-entry button[type=submit]").tap()
+    expect(page.locator(".round-count")).to_have_text("· after round 1")
+    expect(page.locator("#history li[data-round='1'] .cards")).to_have_text(["hand 30.5", "hand 30", "hand 25"])
+    scores = httpx.get(f"{server.url}/api/v1/games/{game.id}").json()["rounds"][0]["scores"]
+    assert [(s["hand"], s["lives_lost"]) for s in scores] == [(30.5, 0), (30, 0), (25, 1)]

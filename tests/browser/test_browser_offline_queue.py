@@ -143,6 +143,10 @@ HANDS: dict[str, dict[str, Any]] = {
     # 31: Ana knocked with the sole lowest hand: two lives lost.
     "thirty_one": {"label": "Hand value", "caller": "Knocked — Ana", "hands": (14, 22), "bad": "32",
                    "scored": lambda s: [(x["hand"], x["lives_lost"]) for x in s], "want": [(14, 2), (22, 0)]},
+    # 31 with the 30½ rule: Ana's three of a kind typed "30,5" waits as typed; Ben's 22 is the lowest.
+    "thirty_one_half": {"label": "Hand value", "caller": "Knocked — Ana", "hands": ("30,5", 22), "bad": "12,5",
+                        "rules": {"preset": "thirty_one", "thirty_and_a_half": True},
+                        "scored": lambda s: [(x["hand"], x["lives_lost"]) for x in s], "want": [(30.5, 0), (22, 1)]},
 }  # fmt: skip
 
 
@@ -151,7 +155,7 @@ def test_a_hand_games_round_waits_offline_unscored_and_the_server_scores_it(
     phones: Phones, server: Server, preset: str
 ):
     case = HANDS[preset]
-    game = api_game(server, NAMES, rules={"preset": preset})
+    game = api_game(server, NAMES, rules=case.get("rules", {"preset": preset}))
     page = keeper(phones, game)
     totals = scoreboard(page).locator("[data-total]").all_inner_texts()
     page.context.set_offline(True)

@@ -737,6 +737,41 @@ def test_the_seat_settings_migration_adds_columns_off_and_empty_and_undoes_clean
     assert at_head(engine)
 
 
+def test_the_half_hands_migration_adds_the_rule_off_and_whole_hands_and_undoes_cleanly(own_engine: Engine):
+    """0013: `game.thirty_and_a_half` off, `round_score.half` and `draft_row.half` false for what is there
+    already; going back to 0012 drops the three and keeps every game, round and hand (a 30½ as its 30)."""
+    engine = own_engine
+    downgrade(engine, "0012")
+    assert "thirty_and_a_half" not in columns(engine, "game")
+    assert "half" not in columns(engine, "round_score") | columns(engine, "draft_row")
+    _an_old_game_of_two(engine)
+    with engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO round (game_id, created_at) VALUES ('old', :now)"),
+            {"now": datetime(2026, 1, 1, tzinfo=UTC)},
+        )
+        connection.execute(
+            text(
+                "INSERT INTO round_score (round_id, player_id, dutch, blitz, hand, called)"
+                " SELECT round.id, player.id, 0, 0, 30, false FROM round, player"
+            )
+        )
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT thirty_and_a_half FROM game")).one() == (False,)
+        assert connection.execute(text("SELECT hand, half FROM round_score")).all() == [(30, False), (30, False)]
+        connection.execute(text("UPDATE round_score SET half = true WHERE player_id = (SELECT min(id) FROM player)"))
+        connection.commit()
+    downgrade(engine, "0012")
+    assert "half" not in columns(engine, "round_score")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT hand FROM round_score")).scalars().all() == [30, 30]
+    upgrade(engine)
+    assert at_head(engine)
+
+
 def _an_old_game_of_two(engine: Engine) -> None:
     """A game of Ana and Ben, written as a release before the players' later columns wrote it."""
     with engine.begin() as connection:

@@ -520,7 +520,7 @@ DESCRIBED = {
     "nerts": ("cards", {**CARD_DEFAULTS, "target": 100, "pile_size": 13, "deck_size": 52}),
     "ligretto": ("cards", {**CARD_DEFAULTS, "target": 99, "must_go_out": False}),
     "dutch": ("lowest", {"target": 100, "tie_break": "play_on"}),
-    "thirty_one": ("lives", {"lives": 3, "county": True}),
+    "thirty_one": ("lives", {"lives": 3, "county": True, "thirty_and_a_half": False}),
 }
 
 

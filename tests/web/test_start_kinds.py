@@ -28,7 +28,7 @@ FIELDS = {
     "cards": {"target", "dutch_points", "blitz_points", "tie_break", "end", "rounds", "pile_size", "deck_size"}
     | {"must_go_out"},
     "lowest": {"target", "tie_break"},
-    "lives": {"lives", "county"},
+    "lives": {"lives", "county", "thirty_and_a_half"},
 }
 # What each game is, as the API tells it (GET /api/v1/presets: every parameter's default).
 EXPECTED_RULES = {
@@ -37,7 +37,7 @@ EXPECTED_RULES = {
     "nerts": {"target": 100, "dutch_points": 1, "blitz_points": -2, "pile_size": 13, "deck_size": 52},
     "ligretto": {"target": 99, "dutch_points": 1, "blitz_points": -2, "pile_size": 10, "deck_size": 40},
     "dutch": {"target": 100, "tie_break": "play_on"},
-    "thirty_one": {"lives": 3, "county": True},
+    "thirty_one": {"lives": 3, "county": True, "thirty_and_a_half": False},
 }
 for _preset in ("dutch_blitz", "dutch_blitz_100", "nerts", "ligretto"):
     EXPECTED_RULES[_preset] |= {"tie_break": "play_on", "end": "target", "rounds": 10, "must_go_out": True}
@@ -172,7 +172,7 @@ def test_picking_a_game_shows_its_own_fields_with_its_values(client: TestClient,
         assert (field["value"], field["placeholder"]) == ("", str(expected[name]).replace("-", "\u2212")), name
     for name in FIELDS[kind] & {"tie_break", "end"}:
         assert [r["value"] for r in rules.select(f"input[name={name}][checked]")] == [expected[name]]
-    for name in FIELDS[kind] & {"must_go_out", "county"}:
+    for name in FIELDS[kind] & {"must_go_out", "county", "thirty_and_a_half"}:
         assert rules.select_one(f"input#{name}").has_attr("checked") == expected[name]
         assert rules.select_one(f"input[type=hidden][name={name}_shown]")["value"] == "1"
 
@@ -198,6 +198,9 @@ def test_each_game_names_its_fields_in_its_own_words(client: TestClient, preset:
     else:
         assert legends == []
         assert text(rules.select_one("#county").find_parent("label")).startswith("The county")
+        assert text(rules.select_one("#thirty_and_a_half").find_parent("label")) == (
+            "Three of a kind counts 30½ (beats every hand but a 31)"
+        )
 
 
 def test_back_to_dutch_blitz_the_other_games_close_and_its_ids_are_the_old_ones(client: TestClient):
@@ -392,7 +395,9 @@ def test_the_rules_form_of_a_31_game_shows_its_fields_and_saves_a_change(client:
     data = {k: v for k, v in (form_data(form) | {"lives": "5"}).items() if k != "county"}
     response = client.post(str(form["action"]), data=data, headers=HTMX if htmx else {}, follow_redirects=False)
     assert response.status_code == (200 if htmx else 303), response.text
-    assert game.get()["rules"] == {"kind": "lives", "preset": "thirty_one", "lives": 5, "county": False}
+    assert game.get()["rules"] == {
+        "kind": "lives", "preset": "thirty_one", "lives": 5, "county": False, "thirty_and_a_half": False
+    }  # fmt: skip
     form = html(response).select_one("#rules form") if htmx else keeper_form(client, game)
     assert (form.select_one("#lives")["value"], form.select_one("#county").has_attr("checked")) == ("5", False)
 
