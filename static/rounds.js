@@ -286,7 +286,10 @@
     });
     var caller = form.querySelector("input[name='caller']:checked");
     fields.caller = caller ? caller.value : "";
-    if (wrong) return { error: B.phrase("offline_hand", { max: wrong.dataset.max }), field: wrong };
+    if (wrong) {
+      var phrase = wrong.dataset.half === "1" ? "offline_hand_half" : "offline_hand";
+      return { error: B.phrase(phrase, { max: wrong.dataset.max }), field: wrong };
+    }
     return { fields: fields, hands: hands };
   }
 
