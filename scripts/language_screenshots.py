@@ -45,7 +45,7 @@ KINDS = {
     "view": "View page of that game",
     "tv": "TV view (1280×800)",
     "finished": "Finished game, the winner's banner",
-    "thirty-one": "31 (lives): a knock, someone on the county",
+    "thirty-one": "31 (lives) with the 30½ house rule: a knock, a hand of 30½, someone on the county",
     "dutch": "Dutch (lowest wins)",
     "changes": "Changes (a correction, a rename)",
     "table": "Table with standings after two games",
@@ -74,7 +74,7 @@ def send(server: Server, method: str, path: str, key: str, body: dict[str, Any] 
     return response.json() if response.content else {}
 
 
-def hands_round(game: ApiGame, hands: list[int | None], **who: int) -> None:
+def hands_round(game: ApiGame, hands: list[int | float | None], **who: int) -> None:
     """A round of a hand-counting kind (31, Dutch): each player's hand (None: out), and who knocked or called
     as an index into the players."""
     scores = [
@@ -95,10 +95,11 @@ def set_up(server: Server, lang: str) -> dict[str, Any]:
     for _ in range(3):
         finished.add_round(TO_THE_END)
 
-    # 31: the first player knocks with the sole lowest hand (two lives), later is lowest again: on the county.
-    thirty_one = api_game(server, names, rules={"preset": "thirty_one"})
+    # 31 with 30½: the first player knocks with the sole lowest hand (two lives), later is lowest again: on the
+    # county; a three of a kind (30½) in round 2.
+    thirty_one = api_game(server, names, rules={"preset": "thirty_one", "thirty_and_a_half": True})
     hands_round(thirty_one, [14, 22, 27, 25], knocker=0)
-    hands_round(thirty_one, [28, 12, 24, 30])
+    hands_round(thirty_one, [28, 12, 24, 30.5])
     hands_round(thirty_one, [11, 26, 23, 29])
 
     dutch = api_game(server, names, rules={"preset": "dutch"})
