@@ -23,7 +23,12 @@ import pytest
 
 from app.config import Settings
 from app.http.limits import RepeatFilter, StreamSlots, capacity
+from tests.helpers import on_postgres
 from tests.servers import ROOT, Server, running_server
+
+# The socket-level limits (deadlines, connection caps, the head's size) are uvicorn's and app.http.server's:
+# the database plays no part, so they run in the SQLite pass only (docs/testing.md, "What runs where").
+SOCKETS_ONLY = pytest.mark.skipif(on_postgres(), reason="socket-level: the database plays no part (SQLite pass)")
 
 # Long enough that a loaded 2-core machine still sees the server act; the limits below are 1 s.
 PATIENCE = 30
@@ -221,11 +226,13 @@ def test_a_refused_stream_is_problem_json_on_the_api(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_a_connection_that_sends_nothing_is_closed(limited: Server):
     assert closed_by_server(connect(limited)) == b""
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_a_request_head_sent_too_slowly_is_closed_with_408(limited: Server):
     sock = connect(limited)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # and never the rest (slowloris)
@@ -233,6 +240,7 @@ def test_a_request_head_sent_too_slowly_is_closed_with_408(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_a_slow_head_on_a_kept_alive_connection_is_closed_too(limited: Server):
     sock = connect(limited)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -243,6 +251,7 @@ def test_a_slow_head_on_a_kept_alive_connection_is_closed_too(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_an_idle_keep_alive_connection_is_closed(limited: Server):
     sock = connect(limited)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -251,6 +260,7 @@ def test_an_idle_keep_alive_connection_is_closed(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_a_body_sent_too_slowly_gets_408(limited: Server):
     sock = connect(limited)
     head = "POST /api/v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
@@ -261,6 +271,7 @@ def test_a_body_sent_too_slowly_gets_408(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_an_over_long_request_head_is_refused(limited: Server):
     sock = connect(limited)
     # Still incomplete 64 KiB past the limit (4 KiB): cut off without waiting for the rest (a head
@@ -272,6 +283,7 @@ def test_an_over_long_request_head_is_refused(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_one_peer_cannot_hold_more_connections_than_its_share(limited: Server):
     held = [connect(limited, "127.0.0.4") for _ in range(8)]
     refused = connect(limited, "127.0.0.4")
@@ -285,6 +297,7 @@ def test_one_peer_cannot_hold_more_connections_than_its_share(limited: Server):
 
 
 @pytest.mark.server
+@SOCKETS_ONLY
 def test_connections_over_the_total_get_503(server_database_url: str, tmp_path: Path):
     env = LOW_LIMITS | {"BLITZBOARD_MAX_CONNECTIONS": "4", "BLITZBOARD_HEADER_TIMEOUT_SECONDS": "60"}
     with running_server(server_database_url, tmp_path / "server.log", env=env) as server:

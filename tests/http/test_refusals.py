@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from app.http.server import GuardedH11Protocol, _protocol_class
-from tests.http.test_limits import LOW_LIMITS, closed_by_server, connect
+from tests.http.test_limits import LOW_LIMITS, SOCKETS_ONLY, closed_by_server, connect
 from tests.servers import Server, running_server
 
-pytestmark = pytest.mark.server
+# Refused by the server before the app: the database plays no part (SQLite pass only).
+pytestmark = [pytest.mark.server, SOCKETS_ONLY]
 
 # A server process under h11 whatever is installed: `blitzboard serve`'s own options with h11's protocol class.
 H11_SERVER = """
