@@ -19,7 +19,7 @@ from fastapi import Request
 from app.i18n import N_, _, problem_text
 from app.rules import scoring
 from app.rules.presets import BLITZ_WORDS
-from app.web.presets import preset_blurb, preset_name
+from app.web.presets import preset_aliases, preset_blurb, preset_name
 from app.web.render import templates
 
 FormDict = dict[str, str]
@@ -246,7 +246,10 @@ def new_game_form(
         "players": players,
         "errors": errors,
         "preset": preset,
-        "games": [{"preset": p, "name": preset_name(p), "blurb": preset_blurb(p)} for p in scoring.PRESETS],
+        "games": [
+            {"preset": p, "name": preset_name(p), "blurb": preset_blurb(p), "aliases": preset_aliases(p)}
+            for p in scoring.PRESETS
+        ],
         "rules": rules,
         "rules_open": show_rules or typed_rules or any(n in errors for n in kind_params),
         # 31 has no starting scores: the field shows only to say so, when one was typed all the same.

@@ -36,6 +36,13 @@ BLURBS: dict[str, str] = {
 }
 
 
+# The other names a game goes by, where people search for it by one of them (the 31 of the rules page is
+# Scat, Blitz or Cabbage in America; German tables say Schwimmen, which its German name carries already).
+ALSO_CALLED: dict[str, str] = {
+    "thirty_one": N_("Also called Scat, Blitz or Cabbage"),
+}
+
+
 def preset_name(preset: str) -> str:
     """The game's name for people ("Nerts"), in the request's language; an unknown preset as it is."""
     return _names().get(preset, preset)
@@ -44,3 +51,8 @@ def preset_name(preset: str) -> str:
 def preset_blurb(preset: str) -> str:
     """One line on how the game is won, in the request's language ("" for an unknown preset)."""
     return _(BLURBS[preset]) if preset in BLURBS else ""
+
+
+def preset_aliases(preset: str) -> str:
+    """The game's other names in the request's language ("" for a game known by one)."""
+    return _(ALSO_CALLED[preset]) if preset in ALSO_CALLED else ""

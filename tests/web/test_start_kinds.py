@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from app import i18n
 from app.rules import scoring
-from app.web.presets import preset_blurb, preset_name
+from app.web.presets import preset_aliases, preset_blurb, preset_name
 from tests.helpers import CLOSE, OPEN, GameHandle, claim, form_data, html
 from tests.helpers import text_of as text
 
@@ -134,7 +134,8 @@ def test_the_picker_lists_the_six_games_with_dutch_blitz_first_and_checked(clien
     assert form.select("fieldset.game-picker details") == []
     for radio in radios:
         line = form.select_one(f"#{radio['aria-describedby']}")
-        assert line.name == "p" and text(line) == preset_blurb(radio["value"]), radio["value"]
+        said = " ".join(filter(None, (preset_blurb(radio["value"]), preset_aliases(radio["value"]))))
+        assert line.name == "p" and text(line) == said, radio["value"]
         assert line.find_parent("li") is radio.find_parent("li")
     assert form.select_one("input[name=shown_preset]")["value"] == "dutch_blitz"
     # htmx posts the form when another game is picked; without JavaScript a button.
