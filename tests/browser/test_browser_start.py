@@ -111,7 +111,7 @@ def test_the_six_games_are_in_sight_and_one_tap_picks_one(phones: Phones, server
         # Each in sight without opening anything, on the phone's width, with its line under it.
         choice = picker.get_by_role("radio", name=name, exact=True)
         expect(choice).to_be_visible()
-        line = page.locator(f"#{choice.get_attribute('aria-describedby')}")
+        line = page.locator(f"#{choice.get_attribute('aria-describedby').split()[0]}")
         expect(line).to_be_visible()
         for box in (choice.bounding_box(), line.bounding_box()):
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
