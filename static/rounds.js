@@ -287,8 +287,9 @@
     var caller = form.querySelector("input[name='caller']:checked");
     fields.caller = caller ? caller.value : "";
     if (wrong) {
-      var phrase = wrong.dataset.half === "1" ? "offline_hand_half" : "offline_hand";
-      return { error: B.phrase(phrase, { max: wrong.dataset.max }), field: wrong };
+      var bounds = { max: wrong.dataset.max };
+      var said = wrong.dataset.half === "1" ? B.phrase("offline_hand_half", bounds) : B.phrase("offline_hand", bounds);
+      return { error: said, field: wrong };
     }
     return { fields: fields, hands: hands };
   }
