@@ -458,6 +458,7 @@
         return;
       }
       shown();
+      if (b.disabled) use.focus();  // the hand is full (31's three cards): its rank buttons are off
     });
     picker.addEventListener("keydown", function (event) {
       if (event.key === "Escape") {

@@ -131,6 +131,7 @@ def test_a_31_three_of_a_kind_counts_30_and_a_half_on_a_german_page(phones: Phon
         picker.get_by_role("button", name="7", exact=True).tap()
     expect(picker.locator(".picker-chips button")).to_have_text(["7♥ ×", "7♠ ×", "7♣ ×"])
     expect(picker.get_by_role("button", name="Ass")).to_be_disabled()  # three cards: a 31 hand is full
+    expect(picker.get_by_role("button", name="30,5 eintragen")).to_be_focused()  # not lost with the 7 tapped
     expect(picker.locator(".picker-total")).to_have_text("Summe: 30,5")
     picker_fits(page)
     picker.get_by_role("button", name="30,5 eintragen").tap()
@@ -171,3 +172,18 @@ def test_axe_finds_no_serious_violation_with_the_picker_open(phones: Phones, ser
     picker_fits(page)
     page.add_script_tag(path=AXE)
     assert page.evaluate(SERIOUS) == []
+
+
+def test_without_javascript_there_is_no_picker_and_the_form_saves(phones: Phones, server: Server):
+    """The button is sent `hidden` (only entry.js shows it): no stylesheet rule may bring it back."""
+    game = api_game(server, NAMES, rules={"preset": "dutch"})
+    page = phones.page(java_script_enabled=False)
+    page.goto(game.edit_url)
+    expect(page.locator("[data-count-cards]")).to_have_count(3)
+    for button in page.locator("[data-count-cards]").all():
+        expect(button).to_be_hidden()
+    for name, hand in zip(NAMES, ["3", "27", "40"], strict=True):
+        page.get_by_label(f"Hand points — {name}", exact=True).fill(hand)
+    page.locator("#round-entry button[type=submit]").click()
+    expect(page.locator(".round-count")).to_have_text("· after round 1")
+    assert [s["hand"] for s in game.read()["rounds"][0]["scores"]] == [3, 27, 40]
