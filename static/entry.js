@@ -273,3 +273,219 @@
     if (legend) legend.insertBefore(mark, legend.querySelector("output"));
   }
 })();
+
+// Count a hand: beside each hand field of Dutch and 31 (_hand_form.html), a button (hidden until this
+// script shows it: without JavaScript the form is as it was) opens a picker under that player: the
+// cards are tapped, kept as chips that a tap takes away again, added up by the game's values, and
+// "Use N" fills the hand field (an input event: the row's points follow) and closes it.
+// The values, from the rules (docs/rules.md): Dutch (kind "lowest") counts every card held, however
+// many (a penalty card makes five): a red king 0, a black king 13, a queen 12, a jack 11, the others
+// their face value, an ace 1. 31 (kind "lives") counts three cards, the best suit's sum: an ace 11, a
+// face card 10, the others their face value; under the house rule thirty_and_a_half three of a rank
+// are 30½. A card is a string, its rank then its suit: "K♥", "10♣", "7" (a suit Dutch ignores).
+(function () {
+  "use strict";
+  var app = window.blitzboard = window.blitzboard || {};
+  var RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  var SUITS = ["♥", "♦", "♣", "♠"];
+  var RED = "♥♦";
+
+  function rank(card) { return card.replace(/[♥♦♣♠]$/, ""); }
+  function suit(card) { var s = card.slice(-1); return SUITS.indexOf(s) >= 0 ? s : ""; }
+  function red(card) { return suit(card) !== "" && RED.indexOf(suit(card)) >= 0; }
+
+  function dutchValue(card) {
+    var r = rank(card);
+    if (r === "K") return red(card) ? 0 : 13;
+    if (r === "Q") return 12;
+    if (r === "J") return 11;
+    return r === "A" ? 1 : Number(r);
+  }
+  function thirtyOneValue(card) {
+    var r = rank(card);
+    if (r === "A") return 11;
+    return r === "K" || r === "Q" || r === "J" ? 10 : Number(r);
+  }
+
+  // A hand's value: kind "lowest" (Dutch) or "lives" (31); half: 31's house rule thirty_and_a_half.
+  function handValue(kind, cards, half) {
+    if (kind === "lowest") return cards.reduce(function (sum, card) { return sum + dutchValue(card); }, 0);
+    if (half && cards.length === 3 && cards.every(function (card) { return rank(card) === rank(cards[0]); })) return 30.5;
+    var best = 0;
+    SUITS.forEach(function (s) {
+      var sum = cards.reduce(function (total, card) { return total + (suit(card) === s ? thirtyOneValue(card) : 0); }, 0);
+      best = Math.max(best, sum);
+    });
+    return best;
+  }
+  app.cards = { value: handValue };
+
+  function phrase(key, values) { return app.phrase ? app.phrase(key, values) : ""; }
+  function number(value) { return app.number ? app.number(value) : String(value); }
+  // The page's words, read when a picker opens (app.js has read the page by then). A rank is a letter
+  // of its own in each language ("A", "J", "Q", "K": Т В Д К, A B D K); its button is heard by name.
+  function words() {
+    return {
+      letters: { A: phrase("rank_A"), J: phrase("rank_J"), Q: phrase("rank_Q"), K: phrase("rank_K") },
+      names: { A: phrase("card_ace"), J: phrase("card_jack"), Q: phrase("card_queen"), K: phrase("card_king") },
+      suits: { "♥": phrase("suit_hearts"), "♦": phrase("suit_diamonds"), "♣": phrase("suit_clubs"), "♠": phrase("suit_spades") },
+      hint: { lowest: phrase("card_hint"), lives: phrase("card_hint_31") }
+    };
+  }
+  var said = null;
+  function rankShown(r) { return (said && said.letters[r]) || r; }
+  function cardShown(card, kind) {
+    var s = suit(card);
+    if (kind === "lowest") return rank(card) === "K" ? rankShown("K") + (red(card) ? "♥♦" : "♣♠") : rankShown(rank(card));
+    return rankShown(rank(card)) + s;
+  }
+
+  function button(text, label, extra) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.textContent = text;
+    if (label) b.setAttribute("aria-label", label);
+    if (extra) Object.keys(extra).forEach(function (k) { b.dataset[k] = extra[k]; });
+    return b;
+  }
+
+  function close(picker, field) {
+    picker.remove();
+    var opener = document.querySelector("[data-count-cards='" + field.id + "']");
+    if (opener) opener.setAttribute("aria-expanded", "false");
+    field.focus();
+  }
+
+  function open(opener) {
+    var field = document.getElementById(opener.dataset.countCards);
+    var form = field && field.closest(".hand-form");
+    if (!form) return;
+    document.querySelectorAll(".card-picker").forEach(function (other) { other.remove(); });
+    document.querySelectorAll("[data-count-cards]").forEach(function (b) { b.setAttribute("aria-expanded", "false"); });
+    said = words();
+    var kind = form.dataset.kind, half = field.dataset.half === "1", most = kind === "lives" ? 3 : 40;
+    var max = Number(field.dataset.max || 250);
+    var cards = [], chosenSuit = "♥";
+    var picker = document.createElement("div");
+    picker.className = "card-picker";
+    picker.id = "picker-" + field.id;
+    picker.setAttribute("role", "group");
+    var title = document.createElement("p");
+    title.className = "picker-title";
+    title.id = picker.id + "-title";
+    title.textContent = phrase("card_title", { name: opener.dataset.name });
+    picker.setAttribute("aria-labelledby", title.id);
+    var hint = document.createElement("p");
+    hint.className = "picker-hint muted";
+    hint.textContent = said.hint[kind] || "";
+    picker.append(title, hint);
+
+    var suits = null;
+    if (kind === "lives") {
+      suits = document.createElement("div");
+      suits.className = "picker-suits";
+      suits.setAttribute("role", "group");
+      suits.setAttribute("aria-label", phrase("card_suit"));
+      SUITS.forEach(function (s) {
+        var b = button(s, said.suits[s], { suit: s });
+        if (RED.indexOf(s) >= 0) b.classList.add("red");
+        suits.append(b);
+      });
+      picker.append(suits);
+    }
+    var ranks = document.createElement("div");
+    ranks.className = "picker-ranks";
+    RANKS.forEach(function (r) {
+      if (kind === "lowest" && r === "K") {
+        ranks.append(button(rankShown("K") + "♥♦", phrase("card_red_king"), { card: "K♥" }));
+        ranks.append(button(rankShown("K") + "♣♠", phrase("card_black_king"), { card: "K♠" }));
+        return;
+      }
+      ranks.append(button(rankShown(r), said.names[r] || "", { rank: r }));
+    });
+    ranks.querySelectorAll("[data-card='K♥']").forEach(function (b) { b.classList.add("red"); });
+    var chips = document.createElement("div");
+    chips.className = "picker-chips";
+    chips.setAttribute("role", "group");
+    chips.setAttribute("aria-label", phrase("card_chosen"));
+    var total = document.createElement("p");
+    total.className = "picker-total";
+    total.setAttribute("aria-live", "polite");
+    var actions = document.createElement("div");
+    actions.className = "picker-actions";
+    var use = button("", "", { use: "" });
+    use.className = "primary";
+    var cancel = button(phrase("cancel_edit"), "", { cancel: "" });
+    cancel.className = "secondary";
+    actions.append(use, cancel);
+    picker.append(ranks, chips, total, actions);
+
+    function shown() {
+      var value = handValue(kind, cards, half);
+      chips.textContent = "";
+      cards.forEach(function (card, at) {
+        var text = cardShown(card, kind);
+        var chip = button(text + " ×", phrase("card_remove", { card: text }), { at: String(at) });
+        chip.className = "chip" + (red(card) ? " red" : "");
+        chips.append(chip);
+      });
+      total.textContent = phrase("card_total", { n: number(value) });
+      use.textContent = phrase("card_use", { n: number(value) });
+      use.disabled = cards.length === 0 || value > max;
+      ranks.querySelectorAll("button").forEach(function (b) { b.disabled = cards.length >= most; });
+      if (suits) suits.querySelectorAll("button").forEach(function (b) { b.setAttribute("aria-pressed", String(b.dataset.suit === chosenSuit)); });
+    }
+
+    picker.addEventListener("click", function (event) {
+      var b = event.target.closest("button");
+      if (!b) return;
+      if (b.dataset.suit) chosenSuit = b.dataset.suit;
+      else if (b.dataset.card) cards.push(b.dataset.card);
+      else if (b.dataset.rank) cards.push(b.dataset.rank + (kind === "lives" ? chosenSuit : ""));
+      else if (b.dataset.at) {
+        cards.splice(Number(b.dataset.at), 1);
+        shown();
+        (chips.querySelector("button") || ranks.querySelector("button")).focus();  // the chip tapped is gone
+        return;
+      } else if (b.dataset.use !== undefined) {
+        field.value = number(handValue(kind, cards, half));
+        delete field.dataset.fromPhone;  // the scorekeeper's count now: a later row from the phone leaves it
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        close(picker, field);
+        return;
+      } else if (b.dataset.cancel !== undefined) {
+        close(picker, field);
+        return;
+      }
+      shown();
+      if (b.disabled) use.focus();  // the hand is full (31's three cards): its rank buttons are off
+    });
+    picker.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        close(picker, field);
+      }
+    });
+    shown();
+    var counts = opener.closest(".counts");
+    counts.after(picker);
+    opener.setAttribute("aria-expanded", "true");
+    (suits || ranks).querySelector("button").focus();
+  }
+
+  document.addEventListener("click", function (event) {
+    var opener = event.target.closest && event.target.closest("[data-count-cards]");
+    if (opener) open(opener);
+  });
+
+  // The buttons are hidden in the page as sent: they work only with this script.
+  function reveal() {
+    document.querySelectorAll(".hand-form").forEach(function (form) {
+      if (form.querySelector("[data-count-cards]")) form.classList.add("can-count");
+    });
+    document.querySelectorAll("[data-count-cards][hidden]").forEach(function (b) { b.hidden = false; });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", reveal);
+  else reveal();
+  document.addEventListener("htmx:afterSettle", reveal);
+})();
