@@ -420,6 +420,14 @@
     actions.append(use, cancel);
     picker.append(ranks, chips, total, actions);
 
+    // A card the deck has no more of: in 31 each card once (its rank in the suit chosen); in Dutch, whose
+    // cards carry no suit here, a rank four times and a king of each colour twice.
+    function spent(b) {
+      var card = b.dataset.card || (b.dataset.rank + (kind === "lives" ? chosenSuit : ""));
+      var copies = kind === "lives" ? 1 : (b.dataset.card ? 2 : 4);
+      return cards.filter(function (c) { return c === card; }).length >= copies;
+    }
+
     function shown() {
       var value = handValue(kind, cards, half);
       chips.textContent = "";
@@ -432,7 +440,7 @@
       total.textContent = phrase("card_total", { n: number(value) });
       use.textContent = phrase("card_use", { n: number(value) });
       use.disabled = cards.length === 0 || value > max;
-      ranks.querySelectorAll("button").forEach(function (b) { b.disabled = cards.length >= most; });
+      ranks.querySelectorAll("button").forEach(function (b) { b.disabled = cards.length >= most || spent(b); });
       if (suits) suits.querySelectorAll("button").forEach(function (b) { b.setAttribute("aria-pressed", String(b.dataset.suit === chosenSuit)); });
     }
 
