@@ -112,7 +112,8 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
 
     The win check looks at the totals after the last round played: once the highest total has
     reached the target (or the rounds are all played), a sole leader wins; a tie at the top means
-    another round (play_on) or co-winners (shared). A game with no rounds yet is never over.
+    another round (play_on) or co-winners (shared). A game with no rounds yet is never over. That is
+    the win rule `highest_total`; `first_to_target` (with `end: target`) decides as `first_to_target` says.
     """
     totals = {p.id: p.starting_score for p in players}
     scored_rounds: list[ScoredRound] = []
