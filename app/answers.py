@@ -31,10 +31,12 @@ from app.schemas import (
     TARGET_TEXT,
     THIRTY_AND_A_HALF_TEXT,
     TIE_BREAK_TEXT,
+    WIN_TEXT,
     EndName,
     KindName,
     PresetName,
     TieBreakName,
+    WinName,
 )
 
 
@@ -52,6 +54,7 @@ class CardsRulesPublic(BaseModel):
     must_go_out: bool = PField(description=MUST_GO_OUT_TEXT)
     end: EndName = PField(description=END_TEXT)
     rounds: int = PField(description=ROUNDS_TEXT)
+    win: WinName = PField(description=WIN_TEXT)
 
 
 class LowestRulesPublic(BaseModel):
@@ -308,6 +311,7 @@ class SettingsPublic(BaseModel):
     lives: int | None = None
     county: bool | None = None
     thirty_and_a_half: bool | None = None
+    win: WinName | None = None
 
 
 class ChangePublic(BaseModel):

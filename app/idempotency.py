@@ -137,6 +137,7 @@ FAMILY = (
     "lives",
     "county",
     "thirty_and_a_half",
+    "win_rule",
 )
 FAMILY_DEFAULTS = [getattr(Game(id="", edit_key_hash=""), name) for name in FAMILY]  # the model's: Dutch Blitz
 

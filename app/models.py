@@ -63,6 +63,7 @@ class Game(SQLModel, table=True):
     lives: int = Field(default=3, sa_column=_number(3))
     county: bool = Field(default=True, sa_column=_flag(True))
     thirty_and_a_half: bool = Field(default=False, sa_column=_flag(False))  # 31: three of a kind counts 30½
+    win_rule: str = Field(default="highest_total", sa_column=_text(16, "highest_total"))  # app.rules' `win`
     created_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     updated_at: datetime = Field(default_factory=utcnow, sa_column=_timestamp())
     # The table the game was played at; None for a game of its own, as every game before.

@@ -130,6 +130,7 @@ TieBreakName = Literal["play_on", "shared"]
 KindName = Literal["cards", "lowest", "lives"]
 PresetName = Literal["dutch_blitz", "dutch_blitz_100", "nerts", "ligretto", "dutch", "thirty_one"]
 EndName = Literal["target", "rounds"]
+WinName = Literal["highest_total", "first_to_target"]
 
 NAME_TEXT = "1–40 characters after trimming, any script, no control or text-direction characters"
 TARGET_TEXT = (
@@ -160,6 +161,12 @@ LIVES_TEXT = "`lives`: the lives (pennies) each player starts with."
 COUNTY_TEXT = (
     '`lives`: with no lives left a player is "on the county" and plays on until they lose again; '
     "without it, the last life lost is out."
+)
+WIN_TEXT = (
+    "`cards` with `end: target`: who wins once someone reaches the target. `highest_total` (the default): the "
+    "highest total then; `first_to_target`: whoever reached it in the earliest round, several who reached it "
+    "in that round being tied whatever their totals (the tie-break decides: `shared`, or `play_on`: the most "
+    "points scored since). `first_to_target` with `end: rounds` is refused."
 )
 THIRTY_AND_A_HALF_TEXT = (
     "`lives`: three of a kind counts 30½ (a round's `hand` of 30.5), which beats every hand but a 31; "
@@ -199,6 +206,7 @@ class RulesUpdate(_Params, StrictModel):
     lives: Lives | None = PField(None, description=LIVES_TEXT)
     county: Flag | None = PField(None, description=COUNTY_TEXT)
     thirty_and_a_half: Flag | None = PField(None, description=THIRTY_AND_A_HALF_TEXT)
+    win: WinName | None = PField(None, description=WIN_TEXT)
 
 
 class RulesCreate(_Params, StrictModel):
@@ -219,6 +227,7 @@ class RulesCreate(_Params, StrictModel):
     lives: Lives = PField(None, description=LIVES_TEXT)  # type: ignore[assignment]
     county: Flag = PField(None, description=COUNTY_TEXT)  # type: ignore[assignment]
     thirty_and_a_half: Flag = PField(None, description=THIRTY_AND_A_HALF_TEXT)  # type: ignore[assignment]
+    win: WinName = PField(None, description=WIN_TEXT)  # type: ignore[assignment]
 
 
 class PlayerCreate(StrictModel):

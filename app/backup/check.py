@@ -246,7 +246,7 @@ def _game(
 
 # The parameters added after backups began: a backup made before one lacks it and restores with it off (the
 # preset's value), as the game was played.
-ADDED_SINCE = frozenset({"thirty_and_a_half"})
+ADDED_SINCE = frozenset({"thirty_and_a_half", "win"})
 
 
 def _rules(data: RulesBackup, at: str, findings: Findings) -> scoring.Rules | None:

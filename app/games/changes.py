@@ -75,6 +75,7 @@ CHANGED_AGAIN = {
     "lives": N_("The starting lives were changed again since: revert the later change first."),
     "county": N_("The county rule was changed again since: revert the later change first."),
     "thirty_and_a_half": N_("The 30½ rule was changed again since: revert the later change first."),
+    "win": N_("The win rule was changed again since: revert the later change first."),
 }
 
 

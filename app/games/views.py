@@ -67,8 +67,11 @@ class GameView:
 
 
 # Each rule (app.rules' name, in the order of scoring.Rules) and the game's column that stores it.
-RULE_COLUMNS = {f.name: {"end": "end_by", "rounds": "round_limit"}.get(f.name, f.name) for f in fields(scoring.Rules)}
-_ENUMS = {"tie_break": scoring.TieBreak, "kind": scoring.Kind, "end": scoring.End}
+RULE_COLUMNS = {
+    f.name: {"end": "end_by", "rounds": "round_limit", "win": "win_rule"}.get(f.name, f.name)
+    for f in fields(scoring.Rules)
+}
+_ENUMS = {"tie_break": scoring.TieBreak, "kind": scoring.Kind, "end": scoring.End, "win": scoring.Win}
 
 
 def rules_of(game: Game) -> scoring.Rules:

@@ -87,7 +87,7 @@ def problem(
 
 
 RULE_FIELDS = frozenset(
-    ("kind", "preset", *scoring.BOUNDS, "tie_break", "must_go_out", "end", "county", "thirty_and_a_half")
+    ("kind", "preset", *scoring.BOUNDS, "tie_break", "must_go_out", "end", "county", "thirty_and_a_half", "win")
 )
 
 

@@ -58,6 +58,13 @@ class TieBreak(StrEnum):
     SHARED = "shared"  # house rule: everyone tied at the top wins together
 
 
+class Win(StrEnum):
+    """Who wins a `cards` game that ends at the target (the rules pages disagree: docs/rules.md)."""
+
+    HIGHEST_TOTAL = "highest_total"  # the highest total once someone reaches the target; an equal top is a tie
+    FIRST_TO_TARGET = "first_to_target"  # whoever reached the target in the earliest round; several: a tie
+
+
 class End(StrEnum):
     TARGET = "target"  # the game ends after the round in which someone reaches the target
     ROUNDS = "rounds"  # the game ends after a fixed number of rounds
@@ -81,6 +88,7 @@ class Rules:
     lives: int = 3
     county: bool = True
     thirty_and_a_half: bool = False
+    win: Win = Win.HIGHEST_TOTAL
 
 
 # The parameters each kind shows and takes, in the order the API lists them.
@@ -95,6 +103,7 @@ PARAMS: dict[Kind, tuple[str, ...]] = {
         "must_go_out",
         "end",
         "rounds",
+        "win",
     ),
     Kind.LOWEST: ("target", "tie_break"),
     Kind.LIVES: ("lives", "county", "thirty_and_a_half"),

@@ -4,13 +4,16 @@ Each round every player counts the cards they played to the centre (`dutch`, × 
 the cards left in their own pile (`blitz`, × `blitz_points`). A pile holds `pile_size` cards and a
 player's deck `deck_size`; unless the rules allow a stuck round (Ligretto), someone emptied their
 pile. The game ends after the round in which the highest total reaches the target (or after `rounds`
-rounds); the highest total wins, and a tie for it plays another round (or is shared).
+rounds); the highest total wins, and a tie for it plays another round (or is shared). Under the win
+rule `first_to_target` (end: target only) the players who reached the target in that round win, and
+several of them are a tie whatever their totals (`first_to_target` below).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from app.rules.base import (
     End,
@@ -22,8 +25,11 @@ from app.rules.base import (
     Score,
     ScoredRound,
     ScoredScore,
+    TieBreak,
+    Win,
     check_caller,
     check_seats,
+    left_by,
 )
 from app.rules.presets import BLITZ_WORDS
 from app.rules.totals import by_totals
@@ -106,10 +112,12 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
 
     The win check looks at the totals after the last round played: once the highest total has
     reached the target (or the rounds are all played), a sole leader wins; a tie at the top means
-    another round (play_on) or co-winners (shared). A game with no rounds yet is never over.
+    another round (play_on) or co-winners (shared). A game with no rounds yet is never over. That is
+    the win rule `highest_total`; `first_to_target` (with `end: target`) decides as `first_to_target` says.
     """
     totals = {p.id: p.starting_score for p in players}
     scored_rounds: list[ScoredRound] = []
+    reached: dict[int, tuple[int, int]] = {}  # the round each player first had the target after, and that total
     for number, scores in enumerate(rounds, start=1):
         by_player = {s.player_id: s for s in scores}
         row = []
@@ -120,13 +128,38 @@ def score_game(players: Sequence[Player], rules: Rules, rounds: Iterable[Sequenc
             points = round_points(score, rules)
             totals[player.id] += points
             row.append(ScoredScore(player.id, score.dutch or 0, score.blitz or 0, points, totals[player.id]))
+            if totals[player.id] >= rules.target and player.id not in reached:
+                reached[player.id] = (number, totals[player.id])
         scored_rounds.append(ScoredRound(number, tuple(row)))
 
     by_target = rules.end == End.TARGET
+    if by_target and rules.win == Win.FIRST_TO_TARGET:
+        state = by_totals(players, rules, scored_rounds, totals, lowest=False, ends=False, to_target=True)
+        return first_to_target(state, players, reached)
     # Someone who left doesn't end the game, whatever their total.
     top = max((totals[p.id] for p in players if p.sits_in(len(scored_rounds) + 1)), default=0)
     ends = top >= rules.target if by_target else len(scored_rounds) >= rules.rounds
     return by_totals(players, rules, scored_rounds, totals, lowest=False, ends=ends, to_target=by_target)
+
+
+def first_to_target(state: GameState, players: Sequence[Player], reached: dict[int, tuple[int, int]]) -> GameState:
+    """The win rule `first_to_target`: the game ends after the first round in which a player still in
+    reached the target, as under `highest_total`; whoever reached it in that round wins, and several who
+    reached it in it are tied whatever their totals. A tie is shared (`shared`) or played off (`play_on`):
+    the tied players play on, and the most points scored since that round win (an equal most: another
+    round). A player who left is never among them; the standings stay by totals. `reached`: each player's
+    first round after which they had the target, with their total then."""
+    gone = left_by(players, len(state.rounds))
+    first = min((reached[p.id][0] for p in players if p.id in reached and p.id not in gone), default=None)
+    if first is None:
+        return state
+    tied = [p.id for p in players if p.id not in gone and reached.get(p.id, (0, 0))[0] == first]
+    since = {pid: state.totals[pid] - reached[pid][1] for pid in tied}
+    best = max(since.values())
+    leaders = tuple(pid for pid in tied if since[pid] == best)
+    if len(leaders) == 1 or state.rules.tie_break == TieBreak.SHARED:
+        return replace(state, leaders=leaders, over=True, winners=leaders, tie_break_due=False)
+    return replace(state, leaders=leaders, over=False, winners=(), tie_break_due=True)
 
 
 # --- the piles check the count ---------------------------------------------------------------------

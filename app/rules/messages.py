@@ -14,6 +14,9 @@ MESSAGES: dict[str, str] = {
     "pile_size_range": N_("The pile must hold between {low} and {high} cards."),
     "deck_size_range": N_("A player's deck must hold between {low} and {high} cards."),
     "pile_over_deck": N_("The pile ({pile} cards) can't be bigger than the deck ({deck} cards)."),
+    "win_needs_target": N_(
+        "“First to reach the target wins” needs a game that ends at the target, not after a set number of rounds."
+    ),
     "rounds_range": N_("The number of rounds must be between {low} and {high}."),
     "lives_range": N_("The lives each player starts with must be between {low} and {high}."),
     "player_count": N_("A game has {low} to {high} players; this one has {count}."),

@@ -8,7 +8,9 @@ is then the highest, under either tie rule. So, for each player who can reach th
 the least round score that gets them there ("needs"), and, for every other player who could also get
 there, the score they must stay under ("others_under"). That pair is exactly the condition for a
 win when nobody else is in reach; with others in reach it is the win that depends on nobody else
-reaching the target (two at or past it: the higher total decides, as after any round).
+reaching the target (two at or past it: the higher total decides, as after any round; under the win
+rule `first_to_target` they are tied whatever their totals). Either win rule, then: reaching the
+target alone wins.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from app.rules.base import (
     Problem,
     Rules,
     TieBreak,
+    Win,
     check_range,
 )
 
@@ -34,6 +35,7 @@ BLITZ_WORDS = frozenset({"dutch_blitz", "dutch_blitz_100"})
 CHOICES: dict[str, tuple[str, ...]] = {
     "tie_break": tuple(t.value for t in TieBreak),
     "end": tuple(e.value for e in End),
+    "win": tuple(w.value for w in Win),
 }
 
 
@@ -48,11 +50,14 @@ def with_params(rules: Rules, params: dict[str, Any]) -> Rules:
         changes["tie_break"] = TieBreak(changes["tie_break"])
     if "end" in changes:
         changes["end"] = End(changes["end"])
+    if "win" in changes:
+        changes["win"] = Win(changes["win"])
     return replace(rules, **changes)
 
 
 def validate_rules(rules: Rules) -> list[Problem]:
-    """Every parameter of the game's kind within its bounds (the others are not used)."""
+    """Every parameter of the game's kind within its bounds (the others are not used), and the win rule
+    `first_to_target` only with `end: target`."""
     problems: list[Problem] = []
     for name in PARAMS[rules.kind]:
         if name in BOUNDS:
@@ -61,6 +66,9 @@ def validate_rules(rules: Rules) -> list[Problem]:
         problems.append(
             Problem("pile_over_deck", field="pile_size", params={"pile": rules.pile_size, "deck": rules.deck_size})
         )
+    if rules.kind == Kind.CARDS and rules.win == Win.FIRST_TO_TARGET and rules.end != End.TARGET:
+        # First to the target needs a target that ends the game: after a set number of rounds nobody is first.
+        problems.append(Problem("win_needs_target", field="win"))
     return problems
 
 
@@ -71,7 +79,7 @@ def describe() -> list[dict[str, Any]]:
         params: dict[str, Any] = {}
         for param in PARAMS[rules.kind]:
             value = getattr(rules, param)
-            entry: dict[str, Any] = {"default": value.value if isinstance(value, TieBreak | End) else value}
+            entry: dict[str, Any] = {"default": value.value if isinstance(value, TieBreak | End | Win) else value}
             if param in BOUNDS:
                 entry |= {"type": "integer", "minimum": BOUNDS[param][0], "maximum": BOUNDS[param][1]}
             elif param in CHOICES:

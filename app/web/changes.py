@@ -41,6 +41,7 @@ SETTING_NAMES = {
     "lives": N_("starting lives"),
     "county": N_("the county"),
     "thirty_and_a_half": N_("three of a kind counts 30½"),
+    "win": N_("who wins"),
 }
 # A change of one setting: (said when changed, said when changed back by a revert).
 ONE_SETTING = {
@@ -57,9 +58,11 @@ ONE_SETTING = {
     "lives": (N_("Starting lives changed"), N_("Starting lives changed back")),
     "county": (N_("The county rule changed"), N_("The county rule changed back")),
     "thirty_and_a_half": (N_("The 30½ rule changed"), N_("The 30½ rule changed back")),
+    "win": (N_("Win rule changed"), N_("Win rule changed back")),
 }
 TIE_RULES = {"play_on": N_("play another round"), "shared": N_("shared win")}
 ENDS = {"target": N_("at the target"), "rounds": N_("after the rounds")}
+WINS = {"highest_total": N_("highest total"), "first_to_target": N_("first to the target")}
 # A round's part as logged, per key: what a correction says of it.
 MOVED = (("dutch", N_("Dutch {old} → {new}")), ("blitz", N_("Blitz {old} → {new}")), ("hand", N_("hand {old} → {new}")))
 
@@ -240,6 +243,8 @@ def _values(setting: str, old: dict[str, Any], new: dict[str, Any]) -> dict[str,
             return _("“{name}”").format(name=value) if value else _("none")
         if setting == "end":
             return _(ENDS[value]) if value in ENDS else str(value)
+        if setting == "win":
+            return _(WINS[value]) if value in WINS else str(value)
         if isinstance(value, bool):
             return _("yes") if value else _("no")
         if isinstance(value, int):

@@ -145,7 +145,8 @@ class Timer:
 class Banner:
     kind: str  # "won", "shared", "tie" (a tie-break is due) or "last" (31: the last one in)
     names: str
-    total: int
+    total: int  # `first`: the target
+    first: bool = False  # shared or tied under `first_to_target`: they reached the target in the same round
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,11 +325,16 @@ def _banner(view: GameView, tonight: Tonight | None = None) -> BannerPart:
     state = view.state
     names = view.player_names()
     banner = None
+    # Under first_to_target several who reached the target in one round are tied whatever their totals.
+    first = state.rules.kind == scoring.Kind.CARDS and state.rules.win == scoring.Win.FIRST_TO_TARGET
     if state.over:
         kind = "last" if state.rules.kind == scoring.Kind.LIVES else "won" if len(state.winners) == 1 else "shared"
-        banner = Banner(kind, join_names(names[w] for w in state.winners), state.totals[state.winners[0]])
+        together = first and kind == "shared"
+        total = state.rules.target if together else state.totals[state.winners[0]]
+        banner = Banner(kind, join_names(names[w] for w in state.winners), total, together)
     elif state.tie_break_due:
-        banner = Banner("tie", join_names(names[w] for w in state.leaders), state.totals[state.leaders[0]])
+        total = state.rules.target if first else state.totals[state.leaders[0]]
+        banner = Banner("tie", join_names(names[w] for w in state.leaders), total, first)
     return BannerPart(banner, award_lines(view), tonight)
 
 

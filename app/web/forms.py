@@ -28,7 +28,11 @@ FormDict = dict[str, str]
 # a checkbox. An unchecked box sends nothing, so a box comes with a hidden marker (<name>_shown) that
 # tells "unchecked" from "not on the form".
 NUMBERS = ("target", "dutch_points", "blitz_points", "pile_size", "deck_size", "rounds", "lives")
-CHOICES: dict[str, tuple[str, ...]] = {"tie_break": ("play_on", "shared"), "end": ("target", "rounds")}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "tie_break": ("play_on", "shared"),
+    "end": ("target", "rounds"),
+    "win": ("highest_total", "first_to_target"),
+}
 FLAGS = ("must_go_out", "county", "thirty_and_a_half")
 SHOWN = "_shown"
 ALL_PARAMS = tuple(dict.fromkeys(name for names in scoring.PARAMS.values() for name in names))

@@ -31,6 +31,7 @@ CARDS = {
     "must_go_out": True,
     "end": "target",
     "rounds": 10,
+    "win": "highest_total",
 }
 DUTCH = {"kind": "lowest", "preset": "dutch", "target": 100, "tie_break": "play_on"}
 THIRTY_ONE = {"kind": "lives", "preset": "thirty_one", "lives": 3, "county": True, "thirty_and_a_half": False}
@@ -111,6 +112,7 @@ def test_presets_lists_all_six_dutch_blitz_first_with_kinds_defaults_and_bounds(
         "must_go_out": {"default": True, "type": "boolean"},
         "end": {"default": "target", "type": "string", "enum": ["target", "rounds"]},
         "rounds": integer | {"default": 10, "minimum": 1, "maximum": 1000},
+        "win": {"default": "highest_total", "type": "string", "enum": ["highest_total", "first_to_target"]},
     }
     defaults = {name: {k: v["default"] for k, v in params.items()} for name, params in by_name.items()}
     assert defaults["dutch_blitz_100"] == {k: v for k, v in CARDS.items() if k not in ("kind", "preset")} | {

@@ -277,6 +277,7 @@ def test_the_game_kinds_migration_makes_every_old_game_dutch_blitz_and_undoes_cl
             "must_go_out": True,
             "end": "target",
             "rounds": 10,
+            "win": "highest_total",
         }
         assert view.state.totals == {1: 30, 2: 4}
         assert session.exec(text("SELECT hand, called FROM round_score ORDER BY player_id")).all() == [
@@ -768,6 +769,28 @@ def test_the_half_hands_migration_adds_the_rule_off_and_whole_hands_and_undoes_c
     assert "half" not in columns(engine, "round_score")
     with engine.connect() as connection:
         assert connection.execute(text("SELECT hand FROM round_score")).scalars().all() == [30, 30]
+    upgrade(engine)
+    assert at_head(engine)
+
+
+def test_the_win_rule_migration_decides_every_old_game_by_the_highest_total_and_undoes_cleanly(own_engine: Engine):
+    """0014: `game.win_rule` is highest_total for every game there already (as they were decided); going back
+    to 0013 drops it and keeps every game."""
+    engine = own_engine
+    downgrade(engine, "0013")
+    assert "win_rule" not in columns(engine, "game")
+    _an_old_game_of_two(engine)
+    upgrade(engine)
+    assert at_head(engine)
+    assert schema_diff(engine, SQLModel.metadata) == []
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT win_rule FROM game")).one() == ("highest_total",)
+        connection.execute(text("UPDATE game SET win_rule = 'first_to_target'"))
+        connection.commit()
+    downgrade(engine, "0013")
+    assert "win_rule" not in columns(engine, "game")
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT id FROM game")).scalars().all() == ["old"]
     upgrade(engine)
     assert at_head(engine)
 

@@ -512,8 +512,9 @@ def test_validate_players_starting_scores_by_kind(rules, starting, expected):
 INTEGER_BOUNDS = {"target": (1, 10_000), "dutch_points": (-100, 100), "blitz_points": (-100, 100),
                   "pile_size": (1, 52), "deck_size": (1, 208), "rounds": (1, 1000), "lives": (1, 9)}
 CARD_DEFAULTS = {"target": 75, "dutch_points": 1, "blitz_points": -2, "tie_break": "play_on", "pile_size": 10,
-                 "deck_size": 40, "must_go_out": True, "end": "target", "rounds": 10}
+                 "deck_size": 40, "must_go_out": True, "end": "target", "rounds": 10, "win": "highest_total"}
 # fmt: on
+ENUMS = {"tie_break": ["play_on", "shared"], "end": ["target", "rounds"], "win": ["highest_total", "first_to_target"]}
 DESCRIBED = {
     "dutch_blitz": ("cards", CARD_DEFAULTS),
     "dutch_blitz_100": ("cards", {**CARD_DEFAULTS, "target": 100}),
@@ -534,11 +535,8 @@ def test_describe_lists_every_preset_with_its_kind_defaults_and_bounds():
         for name, param in entry["params"].items():
             if name in INTEGER_BOUNDS:
                 assert (param["type"], param["minimum"], param["maximum"]) == ("integer", *INTEGER_BOUNDS[name])
-            elif name in ("tie_break", "end"):
-                assert (param["type"], param["enum"]) == (
-                    "string",
-                    ["play_on", "shared"] if name == "tie_break" else ["target", "rounds"],
-                )
+            elif name in ENUMS:
+                assert (param["type"], param["enum"]) == ("string", ENUMS[name])
             else:
                 assert param["type"] == "boolean"
 

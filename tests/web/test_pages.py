@@ -721,6 +721,7 @@ def test_changing_the_house_rules_mid_game_recomputes_the_totals(client: TestCli
         "deck_size": "40",
         "must_go_out": "1",
         "must_go_out_shown": "1",
+        "win": "highest_total",
     }
     response = table.submit(form, {"dutch_points": "3", "blitz_points": "-5", "target": "30"})
     assert response.status_code == 303

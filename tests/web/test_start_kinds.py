@@ -26,7 +26,7 @@ KIND |= {"dutch": "lowest", "thirty_one": "lives"}
 # The fields each kind shows (radio groups and boxes by their name), whatever the engine's order.
 FIELDS = {
     "cards": {"target", "dutch_points", "blitz_points", "tie_break", "end", "rounds", "pile_size", "deck_size"}
-    | {"must_go_out"},
+    | {"must_go_out", "win"},
     "lowest": {"target", "tie_break"},
     "lives": {"lives", "county", "thirty_and_a_half"},
 }
@@ -40,7 +40,13 @@ EXPECTED_RULES = {
     "thirty_one": {"lives": 3, "county": True, "thirty_and_a_half": False},
 }
 for _preset in ("dutch_blitz", "dutch_blitz_100", "nerts", "ligretto"):
-    EXPECTED_RULES[_preset] |= {"tie_break": "play_on", "end": "target", "rounds": 10, "must_go_out": True}
+    EXPECTED_RULES[_preset] |= {
+        "tie_break": "play_on",
+        "end": "target",
+        "rounds": 10,
+        "must_go_out": True,
+        "win": "highest_total",
+    }
 EXPECTED_RULES["ligretto"]["must_go_out"] = False
 HTMX = {"HX-Request": "true"}
 TWO = [{"name": "Ana"}, {"name": "Ben"}]  # no starting scores: 31 has none
@@ -172,7 +178,7 @@ def test_picking_a_game_shows_its_own_fields_with_its_values(client: TestClient,
     for name in FIELDS[kind] & set(scoring.BOUNDS):
         field = rules.select_one(f"input#{name}")
         assert (field["value"], field["placeholder"]) == ("", str(expected[name]).replace("-", "\u2212")), name
-    for name in FIELDS[kind] & {"tie_break", "end"}:
+    for name in FIELDS[kind] & {"tie_break", "end", "win"}:
         assert [r["value"] for r in rules.select(f"input[name={name}][checked]")] == [expected[name]]
     for name in FIELDS[kind] & {"must_go_out", "county", "thirty_and_a_half"}:
         assert rules.select_one(f"input#{name}").has_attr("checked") == expected[name]
@@ -194,7 +200,11 @@ def test_each_game_names_its_fields_in_its_own_words(client: TestClient, preset:
     assert [text(label) for label in rules.select(".inline-field > label[for]")][: len(labels)] == labels
     legends = [text(legend) for legend in rules.select("legend")]
     if KIND[preset] == "cards":
-        assert legends == ["When the highest total is tied at the end", "The game ends"]
+        assert legends == [
+            "When the highest total is tied at the end",
+            "The game ends",
+            "Who wins when someone reaches the target",
+        ]
     elif KIND[preset] == "lowest":
         assert legends == ["When the lowest total is tied at the end"]
     else:
