@@ -14,6 +14,7 @@ from app.games.writes import CALLER_FIELD
 from app.i18n import _
 from app.models import Game
 from app.rules import cards, scoring
+from app.rules.base import is_half
 from app.rules.names import clean_name, game_name_problem
 from app.rules.scoring import Played
 from app.schemas import GameCreate, RoundIn, RulesCreate, RulesUpdate
@@ -85,6 +86,12 @@ def rounds_under(view: GameView, rules: scoring.Rules) -> list[scoring.Problem]:
             if scoring.validate_round([p for p in players if p.sits_in(number)], scores, rules):
                 return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
         return []
+    if rules.kind == scoring.Kind.LIVES and not rules.thirty_and_a_half:
+        # 31 without its 30½ rule: a round holding a 30½ would be refused by every later check of it
+        # (a correction, a backup's import), so the rule stays on while one is stored.
+        for number, scores in enumerate(rounds, 1):
+            if any(is_half(score.hand) for score in scores):
+                return [scoring.Problem("rules_break_round", field="rules", params={"number": number})]
     return scoring.check_later_rounds(players, rules, rounds)
 
 

@@ -1,7 +1,7 @@
 """31's three of a kind at 30½ through the API: the rule `thirty_and_a_half` (off by default) on a new game,
 in its answer and its presets; a round's `hand` of 30.5 under it, read back as 30.5 while every other hand
-stays an integer; refused (422 naming the field) without the rule, or as any other fraction; the rule turned
-off mid-game keeps the rounds that hold one; the seats' draft rows; a backup's round trip."""
+stays an integer; refused (422 naming the field) without the rule, or as any other fraction; the rule stays on
+while a round holds one; the seats' draft rows; a backup's round trip."""
 
 from __future__ import annotations
 
@@ -110,22 +110,33 @@ def test_the_message_is_in_the_readers_language(make_game):
     ]
 
 
-def test_turning_the_rule_off_keeps_the_rounds_that_hold_a_half_and_refuses_new_ones(make_game):
+def test_the_rule_stays_on_while_a_round_holds_a_half_and_goes_off_once_none_does(make_game):
     game = new_game(make_game, HALF_31)
     assert post(game, hands(game, 30.5, 30, 25)).status_code == 201
-    patched = game.client.patch(game_url(game.id), json={"rules": {"thirty_and_a_half": False}}, headers=game.auth)
+    before = game.get()
+    # Off, round 1's 30½ could no longer be corrected or restored from a backup: refused, nothing changed.
+    off = {"rules": {"thirty_and_a_half": False}}
+    refused = game.client.patch(game_url(game.id), json=off, headers=game.auth)
+    assert_problem(refused, 422)
+    assert refused.json()["errors"] == [
+        {"field": "rules", "message": "Round 1\u00a0isn't possible under these rules: correct it first."}
+    ]
+    assert game.get() == before
+    # Corrected to a whole hand, the rule can go off; then a 30½ is refused as any other fraction.
+    corrected = game.client.put(game_url(game.id, "/rounds/1"), json=hands(game, 29, 30, 25), headers=game.auth)
+    assert corrected.status_code == 200, corrected.text
+    patched = game.client.patch(game_url(game.id), json=off, headers=game.auth)
     assert patched.status_code == 200, patched.text
     assert patched.json()["rules"]["thirty_and_a_half"] is False
-    assert [s["hand"] for s in patched.json()["rounds"][0]["scores"]] == [30.5, 30, 25]  # kept, and still scored
-    assert [s["lives"] for s in patched.json()["rounds"][0]["scores"]] == [3, 3, 2]
-    change = game.client.get(game_url(game.id, "/changes")).json()[-1]
-    assert (change["kind"], change["old"], change["new"]) == (
-        "rules", {"thirty_and_a_half": True}, {"thirty_and_a_half": False},
-    )  # fmt: skip
+    changes = game.client.get(game_url(game.id, "/changes")).json()
+    assert [(c["kind"], c["old"], c["new"]) for c in changes if c["kind"] == "rules"] == [
+        ("rules", {"thirty_and_a_half": True}, {"thirty_and_a_half": False}),
+    ]
     assert_problem(post(game, hands(game, 30.5, 20, 25)), 422)
-    correction = game.client.put(game_url(game.id, "/rounds/1"), json=hands(game, 30.5, 30, 20), headers=game.auth)
-    assert_problem(correction, 422)
-    assert [s["hand"] for s in game.get()["rounds"][0]["scores"]] == [30.5, 30, 25]
+    # And its backup comes back whole.
+    exported = game.client.get(game_url(game.id, "/export")).json()
+    imported = game.client.post("/api/v1/games/import", json=exported)
+    assert imported.status_code == 201, imported.text
 
 
 def test_a_draft_row_takes_30_and_a_half_and_the_round_saves_from_it(make_game):
