@@ -154,12 +154,26 @@ def first_to_target(state: GameState, players: Sequence[Player], reached: dict[i
     if first is None:
         return state
     tied = [p.id for p in players if p.id not in gone and reached.get(p.id, (0, 0))[0] == first]
+    if state.rules.tie_break == TieBreak.SHARED:  # every one of them, whatever they scored since
+        return _won(state, tuple(tied))
     since = {pid: state.totals[pid] - reached[pid][1] for pid in tied}
     best = max(since.values())
     leaders = tuple(pid for pid in tied if since[pid] == best)
-    if len(leaders) == 1 or state.rules.tie_break == TieBreak.SHARED:
-        return replace(state, leaders=leaders, over=True, winners=leaders, tie_break_due=False)
+    if len(leaders) == 1:
+        return _won(state, leaders)
     return replace(state, leaders=leaders, over=False, winners=(), tie_break_due=True)
+
+
+def _won(state: GameState, winners: tuple[int, ...]) -> GameState:
+    """The game over with these winners, ranked first (1) whatever their totals; the others after them in
+    their order by totals (a player who passed a winner's total in a play-off did not win: they rank below
+    the winners)."""
+    others = [s for s in state.standings if s.player.id not in winners]
+    standings = tuple(
+        [replace(s, rank=1) for s in state.standings if s.player.id in winners]
+        + [replace(s, rank=len(winners) + 1 + sum(o.rank < s.rank for o in others)) for s in others]
+    )
+    return replace(state, leaders=winners, over=True, winners=winners, tie_break_due=False, standings=standings)
 
 
 # --- the piles check the count ---------------------------------------------------------------------

@@ -54,6 +54,8 @@ PLAY_OFF_EVEN = ({ANA: 58, BEN: 70}, [rnd((22, 0), (14, 3)), rnd((5, 0), (5, 0))
         pytest.param(FIRST, NOBODY, (False, (), False), id="first-nobody"),
         pytest.param(FIRST, PLAY_OFF, (True, (BEN,), False), id="first-tie-break-round-most-points-wins"),
         pytest.param(FIRST, PLAY_OFF_EVEN, (False, (), True), id="first-tie-break-round-even-plays-on"),
+        # Rounds after the tying one (a switch from play_on to shared mid play-off): still all of them.
+        pytest.param(FIRST_SHARED, PLAY_OFF, (True, (ANA, BEN), False), id="first-shared-after-more-rounds-all-win"),
     ],
 )
 def test_who_wins_by_the_win_rule(rules, game, expected):
@@ -125,3 +127,13 @@ def test_property_with_at_most_one_player_reaching_the_target_the_two_rules_agre
     else:  # several reached it in that round: a tie among exactly them
         assert set(first.winners or first.leaders) == past
         assert first.over == (tie_break == "shared")
+
+
+def test_first_to_target_ranks_the_winner_first_even_below_another_total():
+    """Ana and Ben tie at 75 in round 1 and play it off; Cy, not in the tie, passes them both meanwhile but
+    can't win: the winner ranks 1 and Cy 2 (a table's places and head-to-head read these ranks)."""
+    start = {ANA: 58, BEN: 70, CY: 60}
+    rounds = [rnd((22, 0), (14, 3), (10, 0)), rnd((6, 0), (2, 0), (30, 0))]  # Ana 80 → 86, Ben 78 → 80, Cy 70 → 100
+    state = score_game(seat(start), FIRST, rounds)
+    assert outcome(state) == (True, (ANA,), False)
+    assert [(s.player.id, s.rank) for s in state.standings] == [(ANA, 1), (CY, 2), (BEN, 3)]
