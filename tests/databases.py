@@ -60,7 +60,7 @@ def empty(url: str) -> None:
                 row[0]
                 for row in connection.execute("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")
             ]
-            # DELETE, not TRUNCATE: a test's few rows go in about a fifth of the time (TRUNCATE makes each
+            # DELETE, not TRUNCATE: a test's few rows go in about a tenth of the time (TRUNCATE makes each
             # table's files anew: 70-190 ms a test against 15-30). Foreign keys aren't checked meanwhile
             # (the replica role, which the tests' superuser may take), so the order doesn't matter.
             connection.execute("SET session_replication_role = replica")

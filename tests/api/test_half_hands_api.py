@@ -106,7 +106,7 @@ def test_the_message_is_in_the_readers_language(make_game):
     )
     messages = [e["message"] for e in assert_problem(response, 422)["errors"]]
     assert messages == [
-        "Ana: Die Punkte auf der Hand müssen eine ganze Zahl von 0 bis 31\u00a0sein, oder 30½ für drei gleiche Karten."
+        "Ana: Die Punkte auf der Hand müssen eine ganze Zahl von 0 bis 31\u00a0sein oder 30½ für drei gleiche Karten."
     ]
 
 

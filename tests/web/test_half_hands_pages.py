@@ -132,7 +132,7 @@ def test_a_player_sends_30_and_a_half_from_their_own_seat_in_german(app, make_ga
     assert refused.status_code == 422, refused.text
     page = html(refused)
     assert text_of(page.select_one("#seat-hand-error")) == (
-        "Ana: Die Punkte auf der Hand müssen eine ganze Zahl von 0 bis 31 sein, oder 30½ für drei gleiche Karten."
+        "Ana: Die Punkte auf der Hand müssen eine ganze Zahl von 0 bis 31 sein oder 30½ für drei gleiche Karten."
     )
     assert page.select_one("#seat-hand")["value"] == "12,5"
     # The keeper's form is filled in from the row, as the keeper's language writes it.
