@@ -256,7 +256,7 @@
     Object.keys(values).forEach(function (name) {
       var input = form.querySelector("[name='" + name + "-" + row.player_id + "']");
       if (!input || values[name] === null || (input.value !== "" && input.dataset.fromPhone !== "1")) return;
-      input.value = String(values[name]);
+      input.value = app.number ? app.number(values[name]) : String(values[name]);  // 30½ as the page writes it
       input.dataset.fromPhone = "1";
       filled = true;
     });
@@ -483,7 +483,12 @@
 
   document.addEventListener("click", function (event) {
     var opener = event.target.closest && event.target.closest("[data-count-cards]");
-    if (opener) open(opener);
+    if (!opener) return;
+    // Its own picker open: the button closes it, as aria-expanded says (the cards tapped go with it).
+    var field = document.getElementById(opener.dataset.countCards);
+    var picker = opener.getAttribute("aria-expanded") === "true" && opener.closest(".counts").nextElementSibling;
+    if (field && picker && picker.classList.contains("card-picker")) close(picker, field);
+    else open(opener);
   });
 
   // The buttons are hidden in the page as sent: they work only with this script.

@@ -83,6 +83,13 @@ def test_a_dutch_hand_counted_from_its_cards_is_saved(phones: Phones, server: Se
     picker.get_by_role("button", name="Cancel").tap()
     expect(picker).to_have_count(0)
     expect(ana).to_have_value("")
+    # Its button, pressed again while it is open, closes it (aria-expanded says which it will do).
+    page.get_by_role("button", name="Count cards — Ana").tap()
+    expect(page.get_by_role("button", name="Count cards — Ana")).to_have_attribute("aria-expanded", "true")
+    page.get_by_role("button", name="Count cards — Ana").tap()
+    expect(picker).to_have_count(0)
+    expect(page.get_by_role("button", name="Count cards — Ana")).to_have_attribute("aria-expanded", "false")
+    expect(ana).to_be_focused()
 
     opener = page.get_by_role("button", name="Count cards — Ben")
     opener.tap()

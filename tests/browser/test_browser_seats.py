@@ -163,3 +163,20 @@ def test_a_count_the_keeper_set_with_a_step_stays_when_the_phone_sends_again(pho
     ben.locator("form.seat-form button[type=submit]").tap()
     expect(blitz(keeper, "Ben")).to_have_value("2")  # the phone's new Blitz count came in
     expect(dutch(keeper, "Ben")).to_have_value("10")  # and the keeper's count stayed
+
+
+def test_a_30_and_a_half_from_a_phone_fills_a_german_keepers_field_as_german_writes_it(phones: Phones, server: Server):
+    # 31 with three of a kind at 30½: Ana sends 30,5 from her phone; the German scorekeeper's field shows
+    # "30,5" (as the page writes numbers and its own picker fills it), not "30.5".
+    game = api_game(server, NAMES[:3], rules={"preset": "thirty_one", "thirty_and_a_half": True})
+    keeper = phones.page(locale="de-DE")
+    keeper.goto(game.edit_url)
+    expect(keeper.locator("html")).to_have_attribute("lang", "de")
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    keeper.goto(keeper.url.split("#")[0].split("?")[0] + "?seats=1#seats")
+    expect(keeper.locator("#live[sse-connect] #game")).to_have_count(1)
+    ana = take_seat(phones, keeper.locator("#seat-link").input_value(), "Ana")
+    ana.locator("#seat-hand").fill("30,5")
+    ana.locator("form.seat-form button[type=submit]").tap()
+    expect(ana.locator(".seat-sent")).to_be_visible()
+    expect(keeper.get_by_label("Handwert — Ana", exact=True)).to_have_value("30,5")
