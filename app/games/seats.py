@@ -274,6 +274,7 @@ def send_row(
         if problems := scoring.check_row(seat, score, view.rules):
             raise InvalidInput(problems)
         session.exec(delete(DraftRow).where(DraftRow.player_id == player.id))  # type: ignore[arg-type]
+        hand, half = scoring.hand_to_store(row.hand)  # 31's 30½: its 30, and the half
         session.add(
             DraftRow(
                 player_id=player_id,
@@ -281,8 +282,8 @@ def send_row(
                 round_number=number,
                 dutch=row.dutch,
                 blitz=row.blitz,
-                hand=scoring.hand_to_store(row.hand)[0],
-                half=scoring.hand_to_store(row.hand)[1],
+                hand=hand,
+                half=half,
                 called=row.called,
                 by_seat=by_seat,
                 sent_at=utcnow(),
