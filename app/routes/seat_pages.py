@@ -127,11 +127,10 @@ async def send_row_page(request: Request, game_id: GameId, games: GamesDep) -> R
     typed = {name: form.get(name, "").strip()[:20] for name in ("dutch", "blitz", "hand")}
     typed["called"] = "1" if form.get("called") else ""
     numbers: dict[str, int | float | None] = {
-        name: whole_number(typed[name]) if typed[name] else None for name in ("dutch", "blitz", "hand")
+        name: whole_number(typed[name]) if typed[name] else None for name in ("dutch", "blitz")
     }
+    numbers["hand"] = _hand_typed(typed["hand"]) if typed["hand"] else None  # "30,5" too: the rules judge it
     half = view.rules.kind == scoring.Kind.LIVES and view.rules.thirty_and_a_half
-    if typed["hand"] and numbers["hand"] is None:  # a hand with a half ("30,5"): the rules judge it
-        numbers["hand"] = _half_typed(typed["hand"])
     unreadable = {
         name: _("A hand must be a whole number, or 30½ for three of a kind.")
         if name == "hand" and half
@@ -225,10 +224,10 @@ def _seat_answer(
     return render(request, "seat.html", context, fragment="_seat.html", status=status, headers=keeper_headers())
 
 
-def _half_typed(raw: str) -> float | None:
-    """A hand typed with a half ("30.5", "30,5", "30½"), or None (app.web.entry.typed_hand)."""
+def _hand_typed(raw: str) -> int | float | None:
+    """A hand as the round form reads it (app.web.entry.typed_hand: a whole number, or one with a half,
+    "30,5"), or None when it is neither."""
     try:
-        value = typed_hand(raw)
+        return typed_hand(raw)
     except ValueError:
         return None
-    return value if isinstance(value, float) else None
