@@ -244,10 +244,7 @@ def fill(text: str, **values: Any) -> str:
     """`text.format(**values)` for a plural message (`fill(ngettext(one, many, n), count=n)`), with each
     number bound to the word after it by a no-break space ("12 games", never a line break between), as
     the pages' plurals are (`bind_numbers`)."""
-    for name, value in values.items():
-        if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
-            text = re.sub(_FORMAT_BEFORE_WORD % re.escape(name), "\\1\u00a0", text)
-    return text.format(**values)
+    return _bound(text, values, _FORMAT_BEFORE_WORD).format(**values)
 
 
 def pgettext(context: str, message: str) -> str:
@@ -349,9 +346,15 @@ _BEFORE_WORD = r"(%%\(%s\)s) (?=[^\W\d_])"
 def bind_numbers(text: str, variables: dict[str, Any]) -> str:
     """A plural message's numbers bound to the word after them with a no-break space, so a line never
     ends between "75" and "очков" or "10" and "minutes": each placeholder whose value is a number."""
+    return _bound(text, variables, _BEFORE_WORD)
+
+
+def _bound(text: str, variables: dict[str, Any], before_word: str) -> str:
+    """`text` with a no-break space after each placeholder (found by `before_word`, a pattern with the
+    name's place) whose value is a number, where a word follows: `bind_numbers` and `fill` alike."""
     for name, value in variables.items():
         if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
-            text = re.sub(_BEFORE_WORD % re.escape(name), "\\1\u00a0", text)
+            text = re.sub(before_word % re.escape(name), "\\1\u00a0", text)
     return text
 
 
